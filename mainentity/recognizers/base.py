@@ -1,0 +1,79 @@
+"""The recogniser contract and the registry of recognisers by name.
+
+The registry maps a name (what a YAML config's ``model.name`` says) to the module and class that
+implement it; modules are imported only when their recogniser is asked for, so choosing ``tta`` never
+imports torch.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from typing import ClassVar
+
+from sklearn.base import BaseEstimator
+
+from mainentity.records import Document, Prediction
+
+#: name -> "module:Class". Add a recogniser by adding its line here.
+_REGISTRY: dict[str, str] = {
+    "msrbfn": "mainentity.recognizers.msrbfn:MSRBFNRecognizer",
+}
+
+
+class Recognizer(BaseEstimator):
+    """Base class of recognisers: ``fit(documents)`` then ``predict(documents)``.
+
+    Subclasses store their hyper-parameters in ``__init__`` (scikit-learn convention, so
+    ``get_params``/``clone`` work), learn in :meth:`fit` (state with a trailing underscore) and answer
+    one :class:`~mainentity.records.Prediction` per document in :meth:`predict`, in input order.
+
+    ``needs_render`` tells the pipeline whether documents must carry a
+    :class:`~mainentity.records.RenderedPage`; recognisers that read only HTML set it to ``False``.
+    ``needs_training`` is ``False`` for recognisers whose ``fit`` learns nothing.
+    """
+
+    needs_render: ClassVar[bool] = True
+    needs_training: ClassVar[bool] = True
+
+    def fit(self, documents: Sequence[Document]) -> Recognizer:
+        """Learn from labeled documents (labels in ``document.page.main_entity``); return ``self``."""
+        raise NotImplementedError
+
+    def predict(self, documents: Sequence[Document]) -> list[Prediction]:
+        """Return one prediction per document, in order.
+
+        A document the recogniser cannot answer gets a prediction with ``error`` set; it never raises
+        for one bad page.
+        """
+        raise NotImplementedError
+
+
+def recognizer_names() -> list[str]:
+    """Names a config may give as ``model.name``, sorted.
+
+    >>> "msrbfn" in recognizer_names()
+    True
+    """
+    return sorted(_REGISTRY)
+
+
+def make_recognizer(name: str, **params) -> Recognizer:
+    """Build the recogniser registered as ``name`` with hyper-parameters ``params``.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not registered (the message lists the valid names) or a parameter is unknown.
+    """
+    if name not in _REGISTRY:
+        raise ValueError(f"unknown model name {name!r}; valid names: {', '.join(recognizer_names())}")
+    module_name, class_name = _REGISTRY[name].split(":")
+    cls = getattr(importlib.import_module(module_name), class_name)
+    valid = set(cls._get_param_names())
+    unknown = sorted(set(params) - valid)
+    if unknown:
+        raise ValueError(
+            f"unknown parameter(s) {', '.join(unknown)} for model {name!r}; valid: {', '.join(sorted(valid))}"
+        )
+    return cls(**params)

@@ -1,0 +1,167 @@
+"""Records that pass between the stages of the data flow.
+
+site dump -> :class:`Page` -> render -> :class:`RenderedPage` (text blocks) -> :class:`Document`
+-> cleaning -> features -> model -> :class:`Prediction` -> report.
+
+Every record is a small frozen dataclass; a stage takes records and returns new ones (use
+:func:`dataclasses.replace`), it never mutates its input. This module imports nothing else from the
+package, so every stage can import it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: The meta tags whose ``content`` is a title of the page (Gali & Fränti 2016, TTA sources).
+META_TITLE_KEYS = ("og:title", "title", "twitter:title")
+
+
+@dataclass(frozen=True)
+class Page:
+    """One HTML page of a site dump, decoded to text.
+
+    Attributes
+    ----------
+    site_id : str
+        Short name of the site dump the page belongs to (its directory name).
+    path : str
+        Path of the page file relative to the site dump directory, with ``/`` separators.
+    url : str
+        The page's URL (from the manifest, a ``<base href>``, or ``--base-url`` plus ``path``).
+    html : str
+        The page's markup, decoded as a browser would (BOM, declared charset, sniffing).
+    main_entity : tuple of str
+        Acceptable labels of the page's main entity (any one counts as correct); empty when unlabeled.
+    anchors : tuple of str
+        Incoming link anchor texts (ILA, the set A of Carullo & Binaghi 2010, section 2): texts (or image
+        ``alt``) of links in other pages of the same dump that point to this page.
+    """
+
+    site_id: str
+    path: str
+    url: str
+    html: str
+    main_entity: tuple[str, ...] = ()
+    anchors: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TextBlock:
+    """One text block of a rendered page (Carullo & Binaghi 2010, section 3.4.2).
+
+    Either a non-empty visible-or-hidden text node, or the merge of an element whose content is only
+    text and inline formatting elements (b, i, u, span, em, strong, ...).
+
+    Attributes
+    ----------
+    text : str
+        The block's text, whitespace collapsed to single spaces and stripped.
+    tag : str
+        Lower-case tag name of the element that holds the text (the parent element for a text node).
+    dom_path : str
+        Path of that element from the document root, one step per element as ``tag[i]`` with ``i`` the
+        0-based index among the parent's element children, e.g. ``"html[0]/body[1]/div[3]/h1[0]"``.
+    font_size : float
+        Computed font size in CSS px.
+    font_weight : int
+        Computed font weight (100-900).
+    bold : bool
+        ``font_weight >= 600`` or inside ``<b>``/``<strong>``.
+    x, y, width, height : float
+        Bounding box in CSS px of the 1024 px wide layout; ``y`` counts from the page top, not the
+        viewport.
+    in_link : bool
+        The block is inside an ``<a href>``.
+    heading_level : int
+        1-6 when the block is inside an ``<h1>``-``<h6>``, else 0.
+    hidden : bool
+        Not displayed (``display: none``, ``visibility: hidden``, zero size) or entirely off the page.
+    merged : bool
+        The block is a merge of inline sub-nodes rather than a single text node.
+    """
+
+    text: str
+    tag: str
+    dom_path: str
+    font_size: float
+    font_weight: int
+    bold: bool
+    x: float
+    y: float
+    width: float
+    height: float
+    in_link: bool = False
+    heading_level: int = 0
+    hidden: bool = False
+    merged: bool = False
+
+
+@dataclass(frozen=True)
+class RenderedPage:
+    """What the renderer saw of one page: its title tags and its text blocks.
+
+    Attributes
+    ----------
+    title : str
+        Text of the ``<title>`` element, whitespace collapsed.
+    meta : tuple of (str, str)
+        ``(key, content)`` of the page's meta tags named in :data:`META_TITLE_KEYS` and of
+        ``keywords``/``description``, in document order; ``key`` is the lower-cased ``property`` or
+        ``name``.
+    blocks : tuple of TextBlock
+        The text blocks in document order.
+    width, height : float
+        Size of the laid-out document in CSS px.
+    """
+
+    title: str
+    meta: tuple[tuple[str, str], ...]
+    blocks: tuple[TextBlock, ...]
+    width: float = 1024.0
+    height: float = 768.0
+
+    @property
+    def meta_titles(self) -> tuple[str, ...]:
+        """Non-empty contents of the meta title tags (og:title, title, twitter:title), in order."""
+        return tuple(content for key, content in self.meta if key in META_TITLE_KEYS and content)
+
+
+@dataclass(frozen=True)
+class Document:
+    """A page together with its rendering, as recognisers see it.
+
+    ``rendered`` is ``None`` for recognisers that read only the HTML (peers, raw ``<title>``).
+    """
+
+    page: Page
+    rendered: RenderedPage | None = None
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """A recogniser's answer for one page (or the reason it has none).
+
+    Attributes
+    ----------
+    site_id, path, url : str
+        Identify the page (as in :class:`Page`).
+    main_entity : str
+        The predicted main entity; empty when there is none or the page failed.
+    score : float
+        The recogniser's score of that answer (MS-RBFN: ``o_1 - o_2``); ``nan`` when not defined.
+    bbox : tuple of 4 floats or None
+        ``(x, y, width, height)`` in CSS px of the predicted text block, when the answer is a block.
+    candidates : tuple of str
+        The set H of blocks (texts) the model classified as main entity, best first.
+    error : str
+        Empty when fine, else why the page has no prediction.
+    """
+
+    site_id: str
+    path: str
+    url: str
+    main_entity: str = ""
+    score: float = float("nan")
+    bbox: tuple[float, float, float, float] | None = None
+    candidates: tuple[str, ...] = ()
+    error: str = ""
