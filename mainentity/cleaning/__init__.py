@@ -1,0 +1,1 @@
+"""Site-level cleaning: drop the text blocks every page of a site shares before recognition."""

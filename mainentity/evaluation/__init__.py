@@ -1,0 +1,1 @@
+"""Evaluation: metrics of predicted main entities against labels, and reports."""

@@ -1,0 +1,1 @@
+"""Feature stage: per-page arrays computed from text blocks, titles and anchor texts."""
