@@ -1,0 +1,76 @@
+"""The ``mainentity`` command: train, predict, evaluate.
+
+Every entry point is ``main(argv) -> int`` so it can be tested with a list of arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+
+from mainentity import __version__
+
+logger = logging.getLogger("mainentity")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``mainentity`` command and its sub-commands."""
+    parser = argparse.ArgumentParser(
+        prog="mainentity", description="Recognise the main entity (title) of web pages."
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    train = commands.add_parser("train", help="train a model from a YAML config and evaluate its test split")
+    train.add_argument("config", help="YAML config file (see configs/)")
+
+    predict = commands.add_parser("predict", help="predict the main entity of every page of a site dump")
+    predict.add_argument("model", help="model directory written by 'train'")
+    predict.add_argument("site_dump", help="site dump directory (or a dataset of site dumps)")
+    predict.add_argument("-o", "--output", required=True, help="output file, .jsonl or .csv (resumed if it exists)")
+    predict.add_argument("--base-url", help="URL prefix for pages without a manifest or <base href>")
+
+    evaluate = commands.add_parser("evaluate", help="evaluate a model on a labeled dataset")
+    evaluate.add_argument("model", help="model directory written by 'train'")
+    evaluate.add_argument("dataset", help="labeled dataset (sites/<id>/manifest.jsonl) or site dump")
+    evaluate.add_argument("-o", "--output", help="report directory (default MODEL/evaluations/<dataset>)")
+    return parser
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Carry out a parsed command; returns the exit status."""
+    from mainentity import runs
+    from mainentity.config import load_config
+
+    if args.command == "train":
+        run_dir = runs.train(load_config(args.config))
+        print(f"model and report written to {run_dir}")
+    elif args.command == "predict":
+        n_rows = runs.predict(args.model, args.site_dump, args.output, base_url=args.base_url)
+        print(f"{n_rows} rows written to {args.output}")
+    elif args.command == "evaluate":
+        out_dir = runs.evaluate(args.model, args.dataset, args.output)
+        print(f"report written to {out_dir / 'report.md'}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse ``argv``, set up logging, run the command. Errors in the input exit with status 2."""
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    try:
+        return run_command(args)
+    except (ValueError, FileNotFoundError) as error:
+        logger.error("%s", error)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,260 @@
+"""YAML run configs loaded into typed, frozen dataclasses.
+
+A config file is plain YAML with the sections ``data``, ``render``, ``cleaning``, ``model`` and
+``output``. A ``defaults:`` list names config-group files (paths relative to the config file) that
+are merged first, in order; the file's own keys then override them. Unknown keys are errors, so a
+typo never falls back to a default silently.
+
+Example (``configs/christianbook-msrbfn.yaml``)::
+
+    defaults: [data/christianbook.yaml, model/msrbfn.yaml]
+    name: christianbook-msrbfn
+
+Relative dataset paths and the cache and runs directories are relative to the working directory
+(run from the repository root, where ``../shared/datasets`` is the shared data).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+SPLITS = ("random", "by-site")
+CLEANING_METHODS = ("none", "sst", "infodiscoverer")
+
+
+class ConfigError(ValueError):
+    """A config file that cannot be used; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class DataConfig:
+    """Which pages to use and how to split them.
+
+    Attributes
+    ----------
+    datasets : tuple of str
+        Dataset directories (``sites/<site-id>/``) or single site dumps.
+    split : {"random", "by-site"}
+        ``random``: a seeded shuffle of all pages; ``by-site``: whole sites go to one side.
+    train_fraction : float
+        Share of pages (or of sites with ``by-site``) used for training, in (0, 1).
+    max_pages_per_site : int or None
+        Read at most this many pages of each site (in file order); ``None`` reads all.
+    base_url : str or None
+        URL prefix for pages of dumps that have no manifest and no ``<base href>``.
+    """
+
+    datasets: tuple[str, ...] = ()
+    split: str = "random"
+    train_fraction: float = 2 / 3
+    max_pages_per_site: int | None = None
+    base_url: str | None = None
+
+
+@dataclass(frozen=True)
+class RenderConfig:
+    """Renderer settings (see :class:`mainentity.render.browser.RenderSettings`) and the cache place."""
+
+    executable_path: str = "/usr/bin/chromium"
+    javascript: bool = False
+    timeout_s: float = 20.0
+    concurrency: int = 4
+    retries: int = 1
+    cache_dir: str = ".cache/render"
+
+
+@dataclass(frozen=True)
+class CleaningConfig:
+    """Site-level cleaning: ``method`` in :data:`CLEANING_METHODS` and its parameters."""
+
+    method: str = "none"
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """The recogniser's registry name and hyper-parameters (see ``mainentity.recognizers``)."""
+
+    name: str = "msrbfn"
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class OutputConfig:
+    """Where runs are written: ``<runs_dir>/<config name>/``."""
+
+    runs_dir: str = "runs"
+
+
+@dataclass(frozen=True)
+class Config:
+    """A whole run config. ``seed`` is the one source of randomness (split, models)."""
+
+    name: str = "run"
+    seed: int = 0
+    data: DataConfig = field(default_factory=DataConfig)
+    render: RenderConfig = field(default_factory=RenderConfig)
+    cleaning: CleaningConfig = field(default_factory=CleaningConfig)
+    model: ModelConfig = field(default_factory=ModelConfig)
+    output: OutputConfig = field(default_factory=OutputConfig)
+
+
+def _deep_merge(base: dict, override: dict) -> dict:
+    merged = dict(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict) and key != "params":
+            merged[key] = _deep_merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _read_yaml(path: Path, seen: tuple[Path, ...] = ()) -> dict:
+    """Read one config file with its ``defaults`` merged in."""
+    path = path.resolve()
+    if path in seen:
+        raise ConfigError(f"{path}: 'defaults' include themselves in a loop")
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ConfigError(f"cannot read config {path}: {error.strerror}") from error
+    except yaml.YAMLError as error:
+        raise ConfigError(f"{path}: not valid YAML: {error}") from error
+    raw = {} if raw is None else raw
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path}: a config must be a YAML mapping; got {type(raw).__name__}")
+    defaults = raw.pop("defaults", [])
+    if not isinstance(defaults, list):
+        raise ConfigError(f"{path}: 'defaults' must be a list of file names; got {defaults!r}")
+    merged: dict = {}
+    for name in defaults:
+        merged = _deep_merge(merged, _read_yaml(path.parent / str(name), (*seen, path)))
+    return _deep_merge(merged, raw)
+
+
+def _coerce(value: Any, annotation: Any, key: str, source: str) -> Any:
+    """Check ``value`` against a field annotation (str, int, float, bool, optional, tuple, dict)."""
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        options = typing.get_args(annotation)
+        if value is None and type(None) in options:
+            return None
+        inner = next(option for option in options if option is not type(None))
+        return _coerce(value, inner, key, source)
+    if origin is tuple:
+        items = [value] if isinstance(value, str) else value
+        if not isinstance(items, list):
+            raise ConfigError(f"{source}: '{key}' must be a list; got {value!r}")
+        return tuple(_coerce(item, typing.get_args(annotation)[0], key, source) for item in items)
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise ConfigError(f"{source}: '{key}' must be a mapping; got {value!r}")
+        return dict(value)
+    if annotation is bool:
+        if not isinstance(value, bool):
+            raise ConfigError(f"{source}: '{key}' must be true or false; got {value!r}")
+        return value
+    if annotation is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"{source}: '{key}' must be an integer; got {value!r}")
+        return value
+    if annotation is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ConfigError(f"{source}: '{key}' must be a number; got {value!r}")
+        return float(value)
+    if annotation is str:
+        if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+            raise ConfigError(f"{source}: '{key}' must be a string; got {value!r}")
+        return str(value)
+    raise TypeError(f"unsupported config annotation {annotation!r}")
+
+
+def _build(cls: type, raw: dict, prefix: str, source: str):
+    hints = typing.get_type_hints(cls)
+    fields = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(raw) - fields)
+    if unknown:
+        raise ConfigError(
+            f"{source}: unknown key '{prefix}{unknown[0]}'; valid keys here: {', '.join(sorted(fields))}"
+        )
+    values = {}
+    for name, value in raw.items():
+        annotation = hints[name]
+        if dataclasses.is_dataclass(annotation):
+            if not isinstance(value, dict):
+                raise ConfigError(f"{source}: '{prefix}{name}' must be a mapping; got {value!r}")
+            values[name] = _build(annotation, value, f"{prefix}{name}.", source)
+        else:
+            values[name] = _coerce(value, annotation, f"{prefix}{name}", source)
+    return cls(**values)
+
+
+def _validate(config: Config, source: str) -> None:
+    if config.data.split not in SPLITS:
+        raise ConfigError(f"{source}: 'data.split' must be one of {', '.join(SPLITS)}; got {config.data.split!r}")
+    if not 0.0 < config.data.train_fraction < 1.0:
+        raise ConfigError(f"{source}: 'data.train_fraction' must be in (0, 1); got {config.data.train_fraction}")
+    if config.cleaning.method not in CLEANING_METHODS:
+        raise ConfigError(
+            f"{source}: 'cleaning.method' must be one of {', '.join(CLEANING_METHODS)}; "
+            f"got {config.cleaning.method!r}"
+        )
+    if config.render.concurrency < 1:
+        raise ConfigError(f"{source}: 'render.concurrency' must be >= 1; got {config.render.concurrency}")
+    if config.render.timeout_s <= 0:
+        raise ConfigError(f"{source}: 'render.timeout_s' must be > 0; got {config.render.timeout_s}")
+
+
+def config_from_dict(raw: dict, source: str = "<dict>") -> Config:
+    """Build a :class:`Config` from a mapping (as read from YAML, ``defaults`` already merged).
+
+    Raises
+    ------
+    ConfigError
+        On an unknown key, a value of the wrong type or an out-of-range value; the message names the
+        source and the dotted key.
+
+    Examples
+    --------
+    >>> config_from_dict({"name": "x", "data": {"split": "by-site"}}).data.split
+    'by-site'
+    >>> config_from_dict({"data": {"splitt": "random"}})
+    Traceback (most recent call last):
+    ...
+    mainentity.config.ConfigError: <dict>: unknown key 'data.splitt'; valid keys here: base_url, datasets, \
+max_pages_per_site, split, train_fraction
+    """
+    config = _build(Config, raw, "", source)
+    _validate(config, source)
+    return config
+
+
+def load_config(path: str | Path) -> Config:
+    """Read a YAML config file (with its ``defaults``) into a :class:`Config`.
+
+    Raises
+    ------
+    ConfigError
+        If the file cannot be read, is not YAML, or has an unknown or invalid key.
+    """
+    return config_from_dict(_read_yaml(Path(path)), source=str(path))
+
+
+def config_to_dict(config: Config) -> dict:
+    """The resolved config as plain data, ready for ``yaml.safe_dump`` (tuples become lists)."""
+
+    def plain(value):
+        if isinstance(value, (tuple, list)):
+            return [plain(item) for item in value]
+        if isinstance(value, dict):
+            return {key: plain(item) for key, item in value.items()}
+        return value
+
+    return plain(dataclasses.asdict(config))

@@ -1,0 +1,203 @@
+"""The one module that composes the stages: site dumps -> render -> cleaning -> recogniser.
+
+Everything above it (``runs``, the CLI, ``train.py``) calls these functions; the stages never import
+this module.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+from mainentity.config import CleaningConfig, DataConfig, RenderConfig
+from mainentity.linkgraph import with_incoming_anchors
+from mainentity.records import Document, Page, Prediction
+from mainentity.recognizers.base import Recognizer
+from mainentity.sitedump import PageFailure, read_dataset
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class LoadedPages:
+    """Pages read from the configured datasets, with incoming anchors, and the files that failed."""
+
+    pages: tuple[Page, ...]
+    failures: tuple[PageFailure, ...]
+
+
+def load_pages(
+    datasets: Iterable[str], *, base_url: str | None = None, max_pages_per_site: int | None = None
+) -> LoadedPages:
+    """Read every site dump of the given datasets and fill each page's incoming anchor texts (ILA).
+
+    The link graph is computed per site dump (Carullo & Binaghi 2010, section 2: A is the set of
+    anchor texts of links in the site that point to the page).
+
+    Raises
+    ------
+    ValueError
+        If a dataset directory holds no site dump.
+    """
+    pages: list[Page] = []
+    failures: list[PageFailure] = []
+    for dataset in datasets:
+        for site in read_dataset(dataset, base_url=base_url, max_pages_per_site=max_pages_per_site):
+            pages.extend(with_incoming_anchors(site.pages))
+            failures.extend(site.failures)
+    for failure in failures:
+        logger.warning("skipped %s/%s: %s", failure.site_id, failure.path, failure.reason)
+    return LoadedPages(tuple(pages), tuple(failures))
+
+
+def page_key(page: Page) -> tuple[str, str]:
+    """``(site_id, path)``: how a page is identified across records and output rows."""
+    return page.site_id, page.path
+
+
+def error_prediction(page: Page, reason: str) -> Prediction:
+    """The output row of a page that has no answer, with the reason."""
+    return Prediction(page.site_id, page.path, page.url, error=reason)
+
+
+def render_settings(render: RenderConfig):
+    """The renderer's settings from the config's ``render`` section."""
+    from mainentity.render.browser import RenderSettings
+
+    return RenderSettings(
+        executable_path=render.executable_path,
+        javascript=render.javascript,
+        timeout_s=render.timeout_s,
+        concurrency=render.concurrency,
+        retries=render.retries,
+    )
+
+
+def iter_documents(
+    pages: Sequence[Page], *, needs_render: bool, render: RenderConfig
+) -> Iterator[tuple[Page, Document | None, str]]:
+    """Yield ``(page, document, error)`` for each page, as pages finish (any order).
+
+    With ``needs_render`` the pages go through headless Chromium (cached on disk under
+    ``render.cache_dir``); otherwise the document carries only the page. ``document`` is ``None`` and
+    ``error`` says why when a page could not be rendered.
+    """
+    if not needs_render:
+        for page in pages:
+            yield page, Document(page), ""
+        return
+    from mainentity.render.cache import render_pages
+
+    for outcome in render_pages(pages, render_settings(render), cache_dir=render.cache_dir):
+        if outcome.rendered is None:
+            yield outcome.page, None, outcome.error
+        else:
+            yield outcome.page, Document(outcome.page, outcome.rendered), ""
+
+
+def fit_cleaners(
+    documents: Sequence[Document], cleaning: CleaningConfig, *, random_state: int = 0
+) -> dict[str, object]:
+    """Fit one site-level cleaner per site on that site's documents; ``{}`` when cleaning is off.
+
+    The cleaners learn no labels (Yi et al. 2003; Lin & Ho 2002), so fitting them on every page of a
+    site, test pages included, leaks nothing.
+    """
+    if cleaning.method == "none":
+        return {}
+    from mainentity.cleaning import make_cleaner
+
+    by_site: dict[str, list[Document]] = defaultdict(list)
+    for document in documents:
+        by_site[document.page.site_id].append(document)
+    cleaners = {}
+    for site_id, site_documents in sorted(by_site.items()):
+        params = dict(cleaning.params)
+        params.setdefault("random_state", random_state)
+        cleaners[site_id] = make_cleaner(cleaning.method, **params).fit(site_documents)
+    return cleaners
+
+
+def clean_documents(documents: Sequence[Document], cleaners: dict[str, object]) -> list[Document]:
+    """Apply each site's fitted cleaner to that site's documents; sites without one pass unchanged."""
+    if not cleaners:
+        return list(documents)
+    cleaned: list[Document] = []
+    for document in documents:
+        cleaner = cleaners.get(document.page.site_id)
+        cleaned.extend(cleaner.transform([document]) if cleaner is not None else [document])
+    return cleaned
+
+
+def predict_documents(
+    recognizer: Recognizer,
+    documents: Iterable[tuple[Page, Document | None, str]],
+    *,
+    cleaners: dict[str, object] | None = None,
+    batch_size: int = 32,
+    on_prediction: Callable[[Prediction], None] | None = None,
+) -> list[Prediction]:
+    """Predict the main entity of every page as documents arrive, in batches of ``batch_size``.
+
+    A page without a document gets an error row; a batch whose prediction raises is retried page by
+    page so that one bad page costs only its own row. Every prediction is passed to ``on_prediction``
+    as soon as it exists (the output writer), then returned.
+    """
+    predictions: list[Prediction] = []
+
+    def emit(prediction: Prediction) -> None:
+        predictions.append(prediction)
+        if on_prediction is not None:
+            on_prediction(prediction)
+
+    def flush(batch: list[Document]) -> None:
+        batch = clean_documents(batch, cleaners or {})
+        try:
+            answers = recognizer.predict(batch)
+        except Exception as error:  # noqa: BLE001 - isolate the page that fails
+            logger.warning("batch prediction failed (%s); retrying page by page", error)
+            answers = []
+            for document in batch:
+                try:
+                    answers.extend(recognizer.predict([document]))
+                except Exception as page_error:  # noqa: BLE001
+                    answers.append(error_prediction(document.page, f"prediction failed: {page_error}"))
+        for answer in answers:
+            emit(answer)
+
+    batch: list[Document] = []
+    for page, document, error in documents:
+        if document is None:
+            logger.warning("no prediction for %s/%s: %s", page.site_id, page.path, error)
+            emit(error_prediction(page, error))
+            continue
+        batch.append(document)
+        if len(batch) >= batch_size:
+            flush(batch)
+            batch = []
+    if batch:
+        flush(batch)
+    return predictions
+
+
+def labels_of(pages: Iterable[Page]) -> dict[tuple[str, str], tuple[str, ...]]:
+    """``(site_id, path) -> labels`` of the labeled pages (the evaluation's gold standard)."""
+    return {page_key(page): page.main_entity for page in pages if page.main_entity}
+
+
+def data_summary(data: DataConfig, loaded: LoadedPages) -> dict:
+    """Counts that a run records about its data."""
+    n_sites = len({page.site_id for page in loaded.pages})
+    labeled = sum(1 for page in loaded.pages if page.main_entity)
+    with_anchors = sum(1 for page in loaded.pages if page.anchors)
+    return {
+        "datasets": list(data.datasets),
+        "n_sites": n_sites,
+        "n_pages": len(loaded.pages),
+        "n_labeled_pages": labeled,
+        "n_unreadable_pages": len(loaded.failures),
+        "share_pages_with_anchors": round(with_anchors / len(loaded.pages), 4) if loaded.pages else math.nan,
+    }

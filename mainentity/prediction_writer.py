@@ -1,0 +1,103 @@
+"""Write prediction rows as pages finish, so an interrupted run loses nothing and can resume."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from pathlib import Path
+
+from mainentity.records import Prediction
+
+#: Columns of a prediction row, in order.
+COLUMNS = ("site_id", "path", "url", "main_entity", "score", "x", "y", "width", "height", "error")
+
+
+def prediction_row(prediction: Prediction) -> dict:
+    """One output row: identity, answer, score, bounding box (CSS px) and error ("" when fine).
+
+    >>> prediction_row(Prediction("s", "a.html", "u", "Name", 0.5, (1.0, 2.0, 3.0, 4.0)))["height"]
+    4.0
+    """
+    x, y, width, height = prediction.bbox if prediction.bbox is not None else (None,) * 4
+    score = None if math.isnan(prediction.score) else prediction.score
+    return {
+        "site_id": prediction.site_id,
+        "path": prediction.path,
+        "url": prediction.url,
+        "main_entity": prediction.main_entity,
+        "score": score,
+        "x": x,
+        "y": y,
+        "width": width,
+        "height": height,
+        "error": prediction.error,
+    }
+
+
+class PredictionWriter:
+    """Append prediction rows to a ``.jsonl`` or ``.csv`` file, flushing each row.
+
+    Opening an existing file resumes it: :attr:`done` holds the ``(site_id, path)`` of the rows already
+    there (a partial last line left by a killed run is dropped), and new rows are appended.
+
+    Parameters
+    ----------
+    path : str or Path
+        Output file; its suffix (``.jsonl`` or ``.csv``) chooses the format.
+
+    Raises
+    ------
+    ValueError
+        If the suffix is neither ``.jsonl`` nor ``.csv``.
+    """
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.format = self.path.suffix.lower().lstrip(".")
+        if self.format not in ("jsonl", "csv"):
+            raise ValueError(f"output {self.path} must end in .jsonl or .csv; got {self.path.suffix!r}")
+        self.done: set[tuple[str, str]] = set()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        has_rows = self._load_done() if self.path.exists() else False
+        self._file = self.path.open("a", encoding="utf-8", newline="")
+        self._csv = csv.DictWriter(self._file, fieldnames=COLUMNS) if self.format == "csv" else None
+        if self._csv is not None and not has_rows:
+            self._csv.writeheader()
+            self._file.flush()
+
+    def _load_done(self) -> bool:
+        """Read the rows already written; cut a partial last line. Returns whether a header exists."""
+        text = self.path.read_text(encoding="utf-8")
+        if text and not text.endswith("\n"):
+            text = text[: text.rfind("\n") + 1]
+            self.path.write_text(text, encoding="utf-8")
+        if self.format == "jsonl":
+            for line in text.splitlines():
+                if line.strip():
+                    row = json.loads(line)
+                    self.done.add((row["site_id"], row["path"]))
+            return bool(text)
+        rows = list(csv.DictReader(text.splitlines()))
+        self.done.update((row["site_id"], row["path"]) for row in rows)
+        return bool(text)
+
+    def write(self, prediction: Prediction) -> None:
+        """Append one row and flush it to the operating system."""
+        row = prediction_row(prediction)
+        if self._csv is not None:
+            self._csv.writerow(row)
+        else:
+            self._file.write(json.dumps(row, ensure_ascii=False) + "\n")
+        self._file.flush()
+        self.done.add((prediction.site_id, prediction.path))
+
+    def close(self) -> None:
+        """Close the file."""
+        self._file.close()
+
+    def __enter__(self) -> PredictionWriter:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()

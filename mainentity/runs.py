@@ -1,0 +1,271 @@
+"""Train, evaluate and predict runs: what ``train.py`` and the CLI call.
+
+A trained model is a directory::
+
+    <runs_dir>/<name>/
+        model.joblib       the fitted recogniser and the per-site cleaners
+        config.yaml        the resolved config
+        meta.json          package version, counts and timings (seconds)
+        predictions.jsonl  the test split's predictions
+        report.md, summary.csv, per_site.csv, per_page.csv   the test split's evaluation
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import joblib
+import yaml
+from tqdm import tqdm
+
+from mainentity import __version__
+from mainentity.config import Config, config_from_dict, config_to_dict
+from mainentity.pipeline import (
+    clean_documents,
+    data_summary,
+    fit_cleaners,
+    iter_documents,
+    labels_of,
+    load_pages,
+    page_key,
+    predict_documents,
+)
+from mainentity.prediction_writer import PredictionWriter
+from mainentity.recognizers.base import Recognizer, make_recognizer
+from mainentity.records import Document, Page, Prediction
+from mainentity.splits import split_pages
+
+logger = logging.getLogger(__name__)
+
+MODEL_FILE = "model.joblib"
+
+
+@dataclass(frozen=True)
+class TrainedModel:
+    """A model directory loaded back: its config, recogniser and per-site cleaners."""
+
+    directory: Path
+    config: Config
+    recognizer: Recognizer
+    cleaners: dict
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _progress(iterable, total: int, desc: str):
+    return tqdm(iterable, total=total, desc=desc, unit="page", disable=None, leave=False)
+
+
+def build_recognizer(config: Config) -> Recognizer:
+    """The configured recogniser; the config's ``seed`` is its ``random_state`` unless set."""
+    recognizer = make_recognizer(config.model.name, **config.model.params)
+    if "random_state" in recognizer.get_params() and "random_state" not in config.model.params:
+        recognizer.set_params(random_state=config.seed)
+    return recognizer
+
+
+def render_all(pages: Sequence[Page], config: Config, needs_render: bool, desc: str):
+    """Documents of ``pages`` (rendered when needed), and error predictions of the pages that failed."""
+    documents: dict[tuple[str, str], Document] = {}
+    failed: list[Prediction] = []
+    stream = iter_documents(pages, needs_render=needs_render, render=config.render)
+    for page, document, error in _progress(stream, len(pages), desc):
+        if document is None:
+            logger.warning("render failed for %s/%s: %s", page.site_id, page.path, error)
+            failed.append(Prediction(page.site_id, page.path, page.url, error=error))
+        else:
+            documents[page_key(page)] = document
+    ordered = [documents[page_key(page)] for page in pages if page_key(page) in documents]
+    return ordered, failed
+
+
+def train(config: Config) -> Path:
+    """Train the configured recogniser, save the model directory and evaluate the test split.
+
+    Returns
+    -------
+    run_dir : Path
+        ``<output.runs_dir>/<name>``, holding the model, the resolved config, the test predictions and
+        the evaluation report.
+
+    Raises
+    ------
+    ValueError
+        If the datasets hold no labeled page, or the model name or a parameter is unknown.
+    """
+    started = time.perf_counter()
+    recognizer = build_recognizer(config)
+    run_dir = Path(config.output.runs_dir) / config.name
+    run_dir.mkdir(parents=True, exist_ok=True)
+    _write_atomic(run_dir / "config.yaml", yaml.safe_dump(config_to_dict(config), sort_keys=False))
+
+    loaded = load_pages(
+        config.data.datasets, base_url=config.data.base_url, max_pages_per_site=config.data.max_pages_per_site
+    )
+    labeled = [page for page in loaded.pages if page.main_entity]
+    if not labeled:
+        raise ValueError(f"no labeled pages in {', '.join(config.data.datasets)}")
+    train_pages, test_pages = split_pages(
+        labeled, method=config.data.split, train_fraction=config.data.train_fraction, random_state=config.seed
+    )
+    logger.info("%d train pages, %d test pages", len(train_pages), len(test_pages))
+
+    timings: dict[str, float] = {}
+    tick = time.perf_counter()
+    documents, render_failures = render_all(
+        train_pages + test_pages, config, recognizer.needs_render, desc="render"
+    )
+    timings["render_s"] = time.perf_counter() - tick
+
+    tick = time.perf_counter()
+    cleaners = fit_cleaners(documents, config.cleaning, random_state=config.seed)
+    timings["cleaning_fit_s"] = time.perf_counter() - tick
+
+    train_keys = {page_key(page) for page in train_pages}
+    train_documents = [doc for doc in documents if page_key(doc.page) in train_keys]
+    test_documents = [doc for doc in documents if page_key(doc.page) not in train_keys]
+    tick = time.perf_counter()
+    if recognizer.needs_training:
+        recognizer.fit(clean_documents(train_documents, cleaners))
+    else:
+        recognizer.fit([])
+    timings["fit_s"] = time.perf_counter() - tick
+    joblib.dump({"recognizer": recognizer, "cleaners": cleaners}, run_dir / (MODEL_FILE + ".tmp"))
+    os.replace(run_dir / (MODEL_FILE + ".tmp"), run_dir / MODEL_FILE)
+
+    tick = time.perf_counter()
+    predictions_path = run_dir / "predictions.jsonl"
+    predictions_path.unlink(missing_ok=True)
+    with PredictionWriter(predictions_path) as writer:
+        test_failures = [p for p in render_failures if (p.site_id, p.path) not in train_keys]
+        for failure in test_failures:
+            writer.write(failure)
+        predictions = test_failures + predict_documents(
+            recognizer,
+            ((doc.page, doc, "") for doc in test_documents),
+            cleaners=cleaners,
+            on_prediction=writer.write,
+        )
+    timings["predict_s"] = time.perf_counter() - tick
+    timings["predict_pages_per_s"] = len(test_documents) / max(timings["predict_s"], 1e-9)
+
+    summary = _evaluate(predictions, labels_of(test_pages), config, run_dir, title=f"{config.name}: test split")
+    timings["total_s"] = time.perf_counter() - started
+    meta = {
+        "mainentity_version": __version__,
+        "model": config.model.name,
+        "data": data_summary(config.data, loaded),
+        "n_train_pages": len(train_pages),
+        "n_test_pages": len(test_pages),
+        "n_render_failures": len(render_failures),
+        "timings": {key: round(value, 3) for key, value in timings.items()},
+        "test_summary": summary,
+    }
+    _write_atomic(run_dir / "meta.json", json.dumps(meta, indent=2, default=str))
+    logger.info("run written to %s (%.1f s)", run_dir, timings["total_s"])
+    return run_dir
+
+
+def _evaluate(predictions, labels, config: Config, out_dir: Path, *, title: str, notes=()) -> dict:
+    """Score predictions against labels, write the report files into ``out_dir``; return the summary."""
+    from mainentity.evaluation.report import evaluate_predictions, summarize, write_report
+
+    dataset = ",".join(Path(d).name for d in config.data.datasets)
+    per_page = evaluate_predictions(predictions, labels, system=config.name, dataset=dataset)
+    write_report(per_page, out_dir, title=title, notes=notes)
+    summary = summarize(per_page)
+    return summary.iloc[0].to_dict() if len(summary) else {}
+
+
+def load_model(model_dir: str | Path) -> TrainedModel:
+    """Load a model directory written by :func:`train`.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the directory has no ``model.joblib`` or ``config.yaml``.
+    """
+    directory = Path(model_dir)
+    for name in (MODEL_FILE, "config.yaml"):
+        if not (directory / name).is_file():
+            raise FileNotFoundError(f"{directory} is not a model directory: {name} is missing")
+    config = config_from_dict(yaml.safe_load((directory / "config.yaml").read_text(encoding="utf-8")))
+    saved = joblib.load(directory / MODEL_FILE)
+    return TrainedModel(directory, config, saved["recognizer"], saved["cleaners"])
+
+
+def predict(
+    model_dir: str | Path, site_dump: str | Path, output: str | Path, *, base_url: str | None = None
+) -> int:
+    """Predict the main entity of every page of a site dump (or dataset) into a .jsonl/.csv file.
+
+    Rows are written as pages finish; running again with the same output skips the pages already
+    there. Unreadable and unrenderable pages get a row with ``error`` set.
+
+    Returns
+    -------
+    n_written : int
+        Rows written by this call.
+    """
+    model = load_model(model_dir)
+    loaded = load_pages([str(site_dump)], base_url=base_url)
+    with PredictionWriter(output) as writer:
+        n_before = len(writer.done)
+        for failure in loaded.failures:
+            if (failure.site_id, failure.path) not in writer.done:
+                writer.write(Prediction(failure.site_id, failure.path, "", error=failure.reason))
+        todo = [page for page in loaded.pages if page_key(page) not in writer.done]
+        if len(todo) < len(loaded.pages):
+            logger.info("resuming: %d of %d pages already in %s", len(loaded.pages) - len(todo), len(loaded.pages), output)
+        cleaners = _cleaners_for(model, todo)
+        stream = iter_documents(todo, needs_render=model.recognizer.needs_render, render=model.config.render)
+        predict_documents(
+            model.recognizer, _progress(stream, len(todo), "predict"), cleaners=cleaners, on_prediction=writer.write
+        )
+        return len(writer.done) - n_before
+
+
+def _cleaners_for(model: TrainedModel, pages: Sequence[Page]) -> dict:
+    """The model's cleaners for the sites it knows, fitted anew for sites it has not seen."""
+    if model.config.cleaning.method == "none":
+        return {}
+    unseen = [page for page in pages if page.site_id not in model.cleaners]
+    cleaners = dict(model.cleaners)
+    if unseen:
+        documents, _ = render_all(unseen, model.config, True, desc="render (cleaning)")
+        cleaners.update(fit_cleaners(documents, model.config.cleaning, random_state=model.config.seed))
+    return cleaners
+
+
+def evaluate(model_dir: str | Path, dataset: str | Path, out_dir: str | Path | None = None) -> Path:
+    """Predict every labeled page of a dataset with a trained model and write the evaluation report.
+
+    Returns
+    -------
+    out_dir : Path
+        Where report.md and the CSV tables were written (default ``<model_dir>/evaluations/<name>``).
+    """
+    model = load_model(model_dir)
+    loaded = load_pages([str(dataset)])
+    labeled = [page for page in loaded.pages if page.main_entity]
+    if not labeled:
+        raise ValueError(f"no labeled pages in {dataset}")
+    out = Path(out_dir) if out_dir else Path(model_dir) / "evaluations" / Path(dataset).name
+    out.mkdir(parents=True, exist_ok=True)
+    cleaners = _cleaners_for(model, labeled)
+    stream = iter_documents(labeled, needs_render=model.recognizer.needs_render, render=model.config.render)
+    predictions = predict_documents(model.recognizer, _progress(stream, len(labeled), "evaluate"), cleaners=cleaners)
+    config = dataclasses.replace(model.config, data=dataclasses.replace(model.config.data, datasets=(str(dataset),)))
+    _evaluate(predictions, labels_of(labeled), config, out, title=f"{model.config.name} on {Path(dataset).name}")
+    return out

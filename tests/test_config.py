@@ -1,0 +1,61 @@
+from pathlib import Path
+
+import pytest
+
+from mainentity.config import ConfigError, config_from_dict, load_config
+from mainentity.recognizers.base import make_recognizer
+
+CONFIGS = sorted(Path(__file__).resolve().parents[1].joinpath("configs").glob("*.yaml"))
+
+
+def test_there_are_configs():
+    names = {path.name for path in CONFIGS}
+    assert {"sample-msrbfn.yaml", "christianbook-msrbfn.yaml", "readability-msrbfn.yaml"} <= names
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=lambda path: path.name)
+def test_every_config_loads_and_builds_its_model(path):
+    config = load_config(path)
+    assert config.name == path.stem
+    assert config.data.datasets
+    recognizer = make_recognizer(config.model.name, **config.model.params)
+    assert recognizer.get_params()
+
+
+def test_defaults_are_merged_and_overridden(tmp_path):
+    (tmp_path / "group.yaml").write_text("data:\n  split: by-site\n  train_fraction: 0.5\nseed: 3\n")
+    (tmp_path / "run.yaml").write_text("defaults: [group.yaml]\nname: x\ndata:\n  train_fraction: 0.25\n")
+    config = load_config(tmp_path / "run.yaml")
+    assert (config.data.split, config.data.train_fraction, config.seed) == ("by-site", 0.25, 3)
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        ({"modle": {}}, "unknown key 'modle'"),
+        ({"render": {"timeout": 3}}, "unknown key 'render.timeout'"),
+        ({"render": {"javascript": "yes"}}, "'render.javascript' must be true or false"),
+        ({"data": {"split": "by-page"}}, "'data.split' must be one of random, by-site"),
+        ({"data": {"train_fraction": 1.5}}, "'data.train_fraction' must be in (0, 1)"),
+        ({"cleaning": {"method": "vips"}}, "'cleaning.method' must be one of none, sst, infodiscoverer"),
+        ({"seed": 1.5}, "'seed' must be an integer"),
+    ],
+)
+def test_bad_configs_name_the_key(raw, message):
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        config_from_dict(raw)
+
+
+def test_unreadable_and_non_mapping_files(tmp_path):
+    with pytest.raises(ConfigError, match="cannot read config"):
+        load_config(tmp_path / "missing.yaml")
+    (tmp_path / "list.yaml").write_text("- a\n- b\n")
+    with pytest.raises(ConfigError, match="must be a YAML mapping"):
+        load_config(tmp_path / "list.yaml")
+
+
+def test_unknown_model_parameter_is_named():
+    with pytest.raises(ValueError, match="unknown parameter"):
+        make_recognizer("msrbfn", m3=4)
+    with pytest.raises(ValueError, match="valid names"):
+        make_recognizer("no-such-model")

@@ -1,0 +1,67 @@
+"""Imports flow one way along the data flow; no stage reaches back; the package imports no heavy library."""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "mainentity"
+
+# Rank of each module or subpackage along the data flow: a module may import only from lower ranks or
+# from its own subpackage. Models take plain arrays, so they import nothing of the package.
+RANKS = {
+    "records": 0,
+    "text": 0,
+    "sitedump": 1,
+    "linkgraph": 1,
+    "render": 2,
+    "cleaning": 3,
+    "features": 4,
+    "models": 4,
+    "recognizers": 5,
+    "evaluation": 5,
+    "splits": 5,
+    "prediction_writer": 5,
+    "config": 5,
+    "pipeline": 6,
+    "runs": 7,
+    "benchmark": 8,
+    "explain": 8,
+    "cli": 9,
+}
+
+
+def stage_of(module: str) -> str:
+    return module.split(".")[1] if module.count(".") else "__init__"
+
+
+def imported_modules(path: Path):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("mainentity"):
+            yield node.module
+        elif isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names if alias.name.startswith("mainentity"))
+
+
+def test_imports_flow_one_way():
+    violations = []
+    for path in PACKAGE.rglob("*.py"):
+        relative = path.relative_to(PACKAGE.parent).with_suffix("")
+        stage = relative.parts[1] if len(relative.parts) > 1 else None
+        if stage in (None, "__init__", "__main__"):
+            continue
+        assert stage in RANKS, f"{relative}: stage {stage!r} has no rank in the import-graph test"
+        for module in imported_modules(path):
+            target = stage_of(module)
+            if target in ("__init__", stage):
+                continue
+            if stage == "models" or RANKS[target] >= RANKS[stage]:
+                violations.append(f"{'/'.join(relative.parts)} imports {module}")
+    assert not violations, "imports against the data flow:\n" + "\n".join(sorted(violations))
+
+
+def test_package_import_does_not_load_heavy_libraries():
+    code = "import sys, mainentity; print(sorted(m for m in ('torch', 'playwright', 'ot') if m in sys.modules))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"

@@ -1,0 +1,34 @@
+import csv
+import json
+
+import pytest
+
+from mainentity.prediction_writer import COLUMNS, PredictionWriter
+from mainentity.records import Prediction
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".csv"])
+def test_rows_survive_an_interruption_and_resume(tmp_path, suffix):
+    path = tmp_path / f"out{suffix}"
+    with PredictionWriter(path) as writer:
+        writer.write(Prediction("s", "a.html", "http://x/a", "Alpha", 1.5, (0.0, 10.0, 200.0, 30.0)))
+        writer.write(Prediction("s", "b.html", "http://x/b", error="render timed out after 20 s"))
+    # a killed run leaves half a line behind
+    with path.open("a", encoding="utf-8") as file:
+        file.write('{"site_id": "s", "pa' if suffix == ".jsonl" else "s,c.ht")
+    with PredictionWriter(path) as writer:
+        assert writer.done == {("s", "a.html"), ("s", "b.html")}
+        writer.write(Prediction("s", "c.html", "http://x/c", "Gamma", 0.2))
+    if suffix == ".jsonl":
+        rows = [json.loads(line) for line in path.read_text().splitlines()]
+    else:
+        rows = list(csv.DictReader(path.read_text().splitlines()))
+        assert list(rows[0]) == list(COLUMNS)
+    assert [row["path"] for row in rows] == ["a.html", "b.html", "c.html"]
+    assert rows[1]["error"] == "render timed out after 20 s"
+    assert float(rows[0]["y"]) == 10.0
+
+
+def test_unknown_suffix_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="must end in .jsonl or .csv"):
+        PredictionWriter(tmp_path / "out.txt")
