@@ -47,6 +47,8 @@ class DataConfig:
         Share of pages (or of sites with ``by-site``) used for training, in (0, 1).
     max_pages_per_site : int or None
         Read at most this many pages of each site (in file order); ``None`` reads all.
+    max_pages : int or None
+        Use at most this many labeled pages in all, a seeded sample (for quick trials and smoke runs).
     base_url : str or None
         URL prefix for pages of dumps that have no manifest and no ``<base href>``.
     """
@@ -55,6 +57,7 @@ class DataConfig:
     split: str = "random"
     train_fraction: float = 2 / 3
     max_pages_per_site: int | None = None
+    max_pages: int | None = None
     base_url: str | None = None
 
 
@@ -206,6 +209,10 @@ def _validate(config: Config, source: str) -> None:
             f"{source}: 'cleaning.method' must be one of {', '.join(CLEANING_METHODS)}; "
             f"got {config.cleaning.method!r}"
         )
+    for key in ("max_pages_per_site", "max_pages"):
+        value = getattr(config.data, key)
+        if value is not None and value < 1:
+            raise ConfigError(f"{source}: 'data.{key}' must be >= 1; got {value}")
     if config.render.concurrency < 1:
         raise ConfigError(f"{source}: 'render.concurrency' must be >= 1; got {config.render.concurrency}")
     if config.render.timeout_s <= 0:
@@ -229,7 +236,7 @@ def config_from_dict(raw: dict, source: str = "<dict>") -> Config:
     Traceback (most recent call last):
     ...
     mainentity.config.ConfigError: <dict>: unknown key 'data.splitt'; valid keys here: base_url, datasets, \
-max_pages_per_site, split, train_fraction
+max_pages, max_pages_per_site, split, train_fraction
     """
     config = _build(Config, raw, "", source)
     _validate(config, source)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import joblib
+import numpy as np
 import yaml
 from tqdm import tqdm
 
@@ -116,6 +117,9 @@ def train(config: Config) -> Path:
     labeled = [page for page in loaded.pages if page.main_entity]
     if not labeled:
         raise ValueError(f"no labeled pages in {', '.join(config.data.datasets)}")
+    if config.data.max_pages is not None and config.data.max_pages < len(labeled):
+        keep = np.random.default_rng(config.seed).choice(len(labeled), config.data.max_pages, replace=False)
+        labeled = [labeled[i] for i in sorted(keep)]
     train_pages, test_pages = split_pages(
         labeled, method=config.data.split, train_fraction=config.data.train_fraction, random_state=config.seed
     )
@@ -179,12 +183,13 @@ def train(config: Config) -> Path:
 
 def _evaluate(predictions, labels, config: Config, out_dir: Path, *, title: str, notes=()) -> dict:
     """Score predictions against labels, write the report files into ``out_dir``; return the summary."""
+    from mainentity.evaluation.bootstrap import add_ci_columns
     from mainentity.evaluation.report import evaluate_predictions, summarize, write_report
 
     dataset = ",".join(Path(d).name for d in config.data.datasets)
     per_page = evaluate_predictions(predictions, labels, system=config.name, dataset=dataset)
-    write_report(per_page, out_dir, title=title, notes=notes)
-    summary = summarize(per_page)
+    summary = add_ci_columns(summarize(per_page), per_page, random_state=config.seed)
+    write_report(per_page, out_dir, title=title, notes=notes, summary=summary)
     return summary.iloc[0].to_dict() if len(summary) else {}
 
 

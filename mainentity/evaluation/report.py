@@ -1,0 +1,412 @@
+"""Evaluation reports: per-page scores, summaries by system / dataset / site, Markdown and CSV files.
+
+:func:`evaluate_predictions` scores one recogniser's predictions on one dataset (one row per labeled
+page, :data:`PER_PAGE_COLUMNS`); :func:`summarize` and :func:`per_site` average them;
+:func:`write_report` writes ``report.md``, ``per_page.csv``, ``summary.csv`` and ``per_site.csv``.
+
+Rules of the tables:
+
+- A page is scored when its label list is non-empty. A labeled page whose prediction has an error, or
+  that has no prediction at all (``error == "no prediction"``), scores 0 in every metric and counts in
+  ``n_errors``. Predictions of unlabeled pages are left out and counted in ``n_unlabeled``.
+- Every text metric is the mean over pages of the per-page value of
+  :func:`~mainentity.evaluation.metrics.score_page` (``rouge1_f`` is the mean of per-page F1s, as
+  ROUGE is usually reported).
+- The candidate-set metrics follow Carullo & Binaghi (2010), section 4.1: ``h_precision`` and
+  ``h_recall`` are the macro averages (means over pages) of ``P_H`` and ``R_H``, and the summary's
+  ``h_f1`` is the F1 of those two averages, ``2 P R / (P + R)``; that is how the paper's Table 2
+  relates P, R and F1 (0.78, 0.66 -> 0.72). The mean of per-page F1s is kept as ``h_f1_mean``.
+  In ``per_page`` tables ``h_f1`` is the page's own F1.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from mainentity.evaluation.metrics import METRICS, SCORE_KEYS, f1_from, score_page
+from mainentity.records import Page, Prediction
+
+__all__ = [
+    "MEAN_COLUMNS",
+    "NO_PREDICTION",
+    "PER_PAGE_COLUMNS",
+    "SUMMARY_METRICS",
+    "concat_per_page",
+    "evaluate_predictions",
+    "markdown_table",
+    "page_labels",
+    "per_site",
+    "summarize",
+    "write_report",
+]
+
+#: Columns of a per-page table, in order. ``gold`` is the label alternative the text metrics used,
+#: ``prediction`` the predicted main entity, ``error`` empty when the page was scored normally,
+#: ``n_candidates`` the size of the candidate set H; then the metrics of :data:`SCORE_KEYS`.
+PER_PAGE_COLUMNS: list[str] = [
+    "system",
+    "dataset",
+    "site_id",
+    "path",
+    "url",
+    "gold",
+    "prediction",
+    "error",
+    "n_candidates",
+    *SCORE_KEYS,
+]
+
+#: Summary column -> the per-page column whose mean over pages it is.
+MEAN_COLUMNS: dict[str, str] = {
+    **{name: name for name in METRICS},
+    "h_precision": "h_precision",
+    "h_recall": "h_recall",
+    "h_f1_mean": "h_f1",
+}
+
+#: Metric columns of a summary, in order (``h_f1`` is the F1 of the macro ``h_precision``, ``h_recall``).
+SUMMARY_METRICS: list[str] = [*METRICS, "h_precision", "h_recall", "h_f1", "h_f1_mean"]
+
+_COUNT_COLUMNS = ["n_pages", "n_errors", "n_unlabeled"]
+_UNLABELED_KEYS = ("system", "dataset", "site_id", "path")
+_SITE_TABLE_METRICS = ["rouge1_f", "jaccard", "dice", "exact", "h_precision", "h_recall", "h_f1"]
+#: The ``error`` of a labeled page that got no prediction at all.
+NO_PREDICTION = "no prediction"
+
+
+def page_labels(pages: Iterable[Page]) -> dict[tuple[str, str], tuple[str, ...]]:
+    """The labels of pages keyed by ``(site_id, path)``, as :func:`evaluate_predictions` takes them.
+
+    Examples
+    --------
+    >>> page_labels([Page("s", "pages/1.htm", "http://s/1", "<p>x</p>", ("X",))])
+    {('s', 'pages/1.htm'): ('X',)}
+    """
+    return {(page.site_id, page.path): page.main_entity for page in pages}
+
+
+def _zero_scores() -> dict[str, float]:
+    return dict.fromkeys(SCORE_KEYS, 0.0)
+
+
+def evaluate_predictions(
+    predictions: Sequence[Prediction],
+    labels: Mapping[tuple[str, str], Sequence[str]],
+    system: str = "",
+    dataset: str = "",
+) -> pd.DataFrame:
+    """Score predictions against labels, one row per labeled page.
+
+    Parameters
+    ----------
+    predictions : sequence of Prediction
+        At most one per page; ``candidates`` is the set H, ``main_entity`` the top block.
+    labels : mapping of (site_id, path) to sequence of str
+        Acceptable labels per page; an empty sequence means unlabeled.
+    system, dataset : str, optional
+        Names written into the ``system`` and ``dataset`` columns.
+
+    Returns
+    -------
+    per_page : DataFrame of shape (n_labeled_pages, len(PER_PAGE_COLUMNS))
+        Columns :data:`PER_PAGE_COLUMNS`; rows of the predictions in input order, then one error row
+        (``"no prediction"``, all metrics 0) per labeled page that has no prediction. Error
+        predictions score 0 in every metric. ``per_page.attrs["unlabeled"]`` lists
+        ``(system, dataset, site_id, path)`` of the predictions left out because their page has no label.
+
+    Raises
+    ------
+    ValueError
+        If two predictions name the same ``(site_id, path)``.
+
+    Examples
+    --------
+    >>> preds = [Prediction("s", "a", "http://s/a", "Holy Bible", candidates=("Holy Bible", "Home")),
+    ...          Prediction("s", "b", "http://s/b", error="render timeout")]
+    >>> df = evaluate_predictions(preds, {("s", "a"): ["holy bible"], ("s", "b"): ["Psalms"]}, "msrbfn")
+    >>> df[["path", "exact", "h_precision", "error"]].to_dict("records")  # doctest: +NORMALIZE_WHITESPACE
+    [{'path': 'a', 'exact': 1.0, 'h_precision': 0.5, 'error': ''},
+     {'path': 'b', 'exact': 0.0, 'h_precision': 0.0, 'error': 'render timeout'}]
+    """
+    rows: list[dict] = []
+    unlabeled: list[tuple[str, str, str, str]] = []
+    seen: set[tuple[str, str]] = set()
+    for prediction in predictions:
+        key = (prediction.site_id, prediction.path)
+        if key in seen:
+            raise ValueError(f"two predictions for page {key[0]}/{key[1]}; expected at most one per page")
+        seen.add(key)
+        page_labels_ = tuple(labels.get(key, ()))
+        if not page_labels_:
+            unlabeled.append((system, dataset, *key))
+            continue
+        if prediction.error:
+            scores = {**_zero_scores(), "best_label": page_labels_[0]}
+        else:
+            scores = score_page(prediction.main_entity, page_labels_, prediction.candidates)
+        rows.append(_row(system, dataset, prediction, scores, prediction.error))
+    for key, page_labels_ in labels.items():
+        if key not in seen and len(page_labels_) > 0:
+            missing = Prediction(site_id=key[0], path=key[1], url="")
+            rows.append(_row(system, dataset, missing, {**_zero_scores(), "best_label": page_labels_[0]},
+                             NO_PREDICTION))
+    per_page = pd.DataFrame(rows, columns=PER_PAGE_COLUMNS)
+    per_page["n_candidates"] = per_page["n_candidates"].astype(int)
+    per_page[list(SCORE_KEYS)] = per_page[list(SCORE_KEYS)].astype(float)
+    per_page.attrs["unlabeled"] = unlabeled
+    return per_page
+
+
+def _row(system: str, dataset: str, prediction: Prediction, scores: Mapping, error: str) -> dict:
+    return {
+        "system": system,
+        "dataset": dataset,
+        "site_id": prediction.site_id,
+        "path": prediction.path,
+        "url": prediction.url,
+        "gold": scores["best_label"],
+        "prediction": prediction.main_entity,
+        "error": error,
+        "n_candidates": len(prediction.candidates),
+        **{key: scores[key] for key in SCORE_KEYS},
+    }
+
+
+def concat_per_page(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """Stack per-page tables (several systems or datasets), keeping their unlabeled-page lists.
+
+    ``pandas.concat`` drops ``attrs`` that differ between its inputs; this keeps the union of every
+    input's ``attrs["unlabeled"]`` so :func:`summarize` can still count ``n_unlabeled``.
+
+    Raises
+    ------
+    ValueError
+        If ``frames`` is empty.
+    """
+    if not frames:
+        raise ValueError("concat_per_page needs at least one per-page table; got none")
+    combined = pd.concat(list(frames), ignore_index=True)
+    combined.attrs = {"unlabeled": [key for frame in frames for key in frame.attrs.get("unlabeled", [])]}
+    return combined
+
+
+def summarize(per_page: pd.DataFrame, by: Sequence[str] = ("system", "dataset")) -> pd.DataFrame:
+    """Average a per-page table over pages within groups.
+
+    Parameters
+    ----------
+    per_page : DataFrame
+        From :func:`evaluate_predictions` (or :func:`concat_per_page`, or read back from
+        ``per_page.csv``, which loses the unlabeled count).
+    by : sequence of str, optional
+        Grouping columns.
+
+    Returns
+    -------
+    summary : DataFrame
+        One row per group, sorted by ``by``: the ``by`` columns, ``n_pages`` (labeled pages),
+        ``n_errors``, ``n_unlabeled`` (only when ``per_page.attrs["unlabeled"]`` exists and every ``by``
+        column is one of system, dataset, site_id), then :data:`SUMMARY_METRICS`: the means over pages of
+        :data:`MEAN_COLUMNS`, and ``h_f1`` = F1 of the macro ``h_precision`` and ``h_recall``
+        (Carullo & Binaghi 2010, section 4.1). A group with only unlabeled pages has ``n_pages`` 0 and
+        NaN metrics.
+
+    Raises
+    ------
+    ValueError
+        If a ``by`` column or a metric column is missing from ``per_page``.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"system": "s", "dataset": "d", "error": ["", "boom"],
+    ...                    **{c: [1.0, 0.0] for c in set(MEAN_COLUMNS.values())}})
+    >>> summarize(df)[["n_pages", "n_errors", "exact", "h_f1", "h_f1_mean"]].to_dict("records")
+    [{'n_pages': 2, 'n_errors': 1, 'exact': 0.5, 'h_f1': 0.5, 'h_f1_mean': 0.5}]
+    """
+    by = list(by)
+    needed = [*by, "error", *sorted(set(MEAN_COLUMNS.values()))]
+    missing = [column for column in needed if column not in per_page.columns]
+    if missing:
+        raise ValueError(f"per-page table lacks column(s) {', '.join(missing)}; has {list(per_page.columns)}")
+    frame = per_page[needed].copy()
+    frame["has_error"] = frame["error"].fillna("").astype(str).ne("")
+    grouped = frame.groupby(by, sort=True, dropna=False)
+    summary = pd.DataFrame(
+        {summary_col: grouped[page_col].mean() for summary_col, page_col in MEAN_COLUMNS.items()}
+    )
+    summary["h_f1"] = f1_from(summary["h_precision"].to_numpy(), summary["h_recall"].to_numpy())
+    summary["n_pages"] = grouped.size()
+    summary["n_errors"] = grouped["has_error"].sum()
+    count_columns = ["n_pages", "n_errors"]
+    unlabeled = per_page.attrs.get("unlabeled")
+    if unlabeled is not None and set(by) <= {"system", "dataset", "site_id"}:
+        unlabeled_frame = pd.DataFrame(list(unlabeled), columns=list(_UNLABELED_KEYS))
+        counts = unlabeled_frame.groupby(by, sort=True, dropna=False).size()
+        summary = summary.reindex(summary.index.union(counts.index))
+        summary["n_unlabeled"] = counts.reindex(summary.index)
+        count_columns.append("n_unlabeled")
+    summary[count_columns] = summary[count_columns].fillna(0).astype(int)
+    summary = summary.sort_index().reset_index()
+    return summary[[*by, *count_columns, *SUMMARY_METRICS]]
+
+
+def per_site(per_page: pd.DataFrame) -> pd.DataFrame:
+    """:func:`summarize` by ``(system, dataset, site_id)``: the per-site breakdown.
+
+    Examples
+    --------
+    >>> preds = [Prediction("a.com", "1", "", "X"), Prediction("b.com", "1", "", "Y")]
+    >>> per_site(evaluate_predictions(preds, {("a.com", "1"): ["x"], ("b.com", "1"): ["z"]}))[
+    ...     ["site_id", "n_pages", "exact"]].to_dict("records")
+    [{'site_id': 'a.com', 'n_pages': 1, 'exact': 1.0}, {'site_id': 'b.com', 'n_pages': 1, 'exact': 0.0}]
+    """
+    return summarize(per_page, by=("system", "dataset", "site_id"))
+
+
+def _format_cell(value, floatfmt: str) -> str:
+    if value is None or (not isinstance(value, str) and pd.isna(value)):
+        return ""
+    if isinstance(value, float):
+        return format(value, floatfmt)
+    return str(value).replace("\n", " ").replace("|", "\\|")
+
+
+def markdown_table(df: pd.DataFrame, floatfmt: str = ".3f") -> str:
+    """Render a DataFrame as a GitHub pipe table (no ``tabulate`` dependency).
+
+    Parameters
+    ----------
+    df : DataFrame
+        Any table; its index is not written.
+    floatfmt : str, optional
+        ``format`` spec of float cells; NaN cells are left empty.
+
+    Returns
+    -------
+    str
+        Header, alignment row (numeric columns right-aligned) and one line per row, ``\\n``-separated,
+        no trailing newline. ``|`` in cells is escaped, newlines become spaces.
+
+    Examples
+    --------
+    >>> print(markdown_table(pd.DataFrame({"site": ["a|b"], "n": [3], "f1": [0.12345]})))
+    | site | n | f1 |
+    | --- | ---: | ---: |
+    | a\\|b | 3 | 0.123 |
+    """
+    header = "| " + " | ".join(_format_cell(str(c), floatfmt) for c in df.columns) + " |"
+    align = "| " + " | ".join(
+        "---:" if pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c]) else "---"
+        for c in df.columns
+    ) + " |"
+    lines = [header, align]
+    for row in df.itertuples(index=False, name=None):
+        lines.append("| " + " | ".join(_format_cell(value, floatfmt) for value in row) + " |")
+    return "\n".join(lines)
+
+
+def _with_intervals(summary: pd.DataFrame, floatfmt: str) -> pd.DataFrame:
+    """Fold ``m_low``/``m_high`` columns into the ``m`` column as ``"0.812 [0.790, 0.830]"``."""
+    table = summary.copy()
+    for column in list(table.columns):
+        low, high = f"{column}_low", f"{column}_high"
+        if low in table.columns and high in table.columns:
+            table[column] = [
+                "" if math.isnan(v) else
+                f"{v:{floatfmt}}" + ("" if math.isnan(lo) else f" [{lo:{floatfmt}}, {hi:{floatfmt}}]")
+                for v, lo, hi in zip(table[column], table[low], table[high], strict=True)
+            ]
+            table = table.drop(columns=[low, high])
+    return table
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.",
+                                     suffix=".tmp", delete=False, newline="") as handle:
+        handle.write(text)
+        tmp = Path(handle.name)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+_DEFINITIONS = [
+    "Text metrics (ROUGE-1 P/R/F1 with the letter-digit tokenizer, Jaccard and Dice of token sets, exact "
+    "match of normalised text) compare the predicted main entity with the best label alternative (highest "
+    "ROUGE-1 F1) and are averaged over labeled pages.",
+    "h_precision / h_recall: macro averages over pages of P_H = matching candidates / |H| and R_H = 1 if a "
+    "candidate matches a label (Carullo & Binaghi 2010, section 4.1); h_f1 = 2PR/(P+R) of those averages; "
+    "h_f1_mean = mean of per-page F1.",
+    "Pages with a prediction error or no prediction score 0 in every metric (n_errors); unlabeled pages "
+    "are excluded (n_unlabeled).",
+]
+
+
+def write_report(
+    per_page: pd.DataFrame,
+    out_dir: str | os.PathLike,
+    *,
+    title: str,
+    notes: Sequence[str] = (),
+    summary: pd.DataFrame | None = None,
+) -> dict[str, Path]:
+    """Write ``report.md``, ``per_page.csv``, ``summary.csv`` and ``per_site.csv`` into ``out_dir``.
+
+    Each file is written to a temporary file in ``out_dir`` and moved into place with
+    :func:`os.replace`, so an interrupted run leaves either the old file or the new one; ``report.md``
+    comes last.
+
+    Parameters
+    ----------
+    per_page : DataFrame
+        From :func:`evaluate_predictions` or :func:`concat_per_page`.
+    out_dir : path
+        Created (with parents) when missing.
+    title : str
+        First heading of ``report.md``.
+    notes : sequence of str, optional
+        Extra bullet points for the report's Notes section (written before the metric definitions).
+    summary : DataFrame, optional
+        The overall table to write instead of ``summarize(per_page)``, e.g. with the confidence
+        interval columns of :func:`mainentity.evaluation.bootstrap.add_ci_columns`; ``m_low`` and
+        ``m_high`` columns are shown in ``report.md`` as ``m [low, high]``.
+
+    Returns
+    -------
+    paths : dict of str to Path
+        Keys ``"report"``, ``"per_page"``, ``"summary"``, ``"per_site"``.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    summary = summarize(per_page) if summary is None else summary
+    sites = per_site(per_page)
+    paths = {
+        "per_page": out / "per_page.csv",
+        "summary": out / "summary.csv",
+        "per_site": out / "per_site.csv",
+        "report": out / "report.md",
+    }
+    _write_atomic(paths["per_page"], per_page.to_csv(index=False))
+    _write_atomic(paths["summary"], summary.to_csv(index=False))
+    _write_atomic(paths["per_site"], sites.to_csv(index=False))
+    site_columns = [c for c in ["system", "dataset", "site_id", *_COUNT_COLUMNS, *_SITE_TABLE_METRICS]
+                    if c in sites.columns]
+    notes_md = "\n".join(f"- {note}" for note in [*notes, *_DEFINITIONS])
+    if any(column.endswith("_low") for column in summary.columns):
+        confidence = summary.attrs.get("confidence")
+        level = f"{confidence:.0%} " if confidence is not None else ""
+        notes_md += f"\n- [low, high]: {level}bootstrap percentile confidence interval over pages."
+    report = (
+        f"# {title}\n\n## Overall\n\n{markdown_table(_with_intervals(summary, '.3f'))}\n\n"
+        f"## Per site\n\n{markdown_table(sites[site_columns])}\n\n## Notes\n\n{notes_md}\n"
+    )
+    _write_atomic(paths["report"], report)
+    return paths
