@@ -17,6 +17,7 @@ Relative dataset paths and the cache and runs directories are relative to the wo
 from __future__ import annotations
 
 import dataclasses
+import re
 import types
 import typing
 from dataclasses import dataclass, field
@@ -51,6 +52,10 @@ class DataConfig:
         Use at most this many labeled pages in all, a seeded sample (for quick trials and smoke runs).
     base_url : str or None
         URL prefix for pages of dumps that have no manifest and no ``<base href>``.
+    anchor_url_pattern : str or None
+        Regular expression whose first group identifies a page in URLs, for sites whose links carry
+        session ids or tracking parameters (christianbook: ``/pd/(\\d+)``); ``None`` matches links to
+        pages by their normalised URL (see :func:`mainentity.linkgraph.incoming_anchors`).
     """
 
     datasets: tuple[str, ...] = ()
@@ -59,6 +64,7 @@ class DataConfig:
     max_pages_per_site: int | None = None
     max_pages: int | None = None
     base_url: str | None = None
+    anchor_url_pattern: str | None = None
 
 
 @dataclass(frozen=True)
@@ -209,6 +215,11 @@ def _validate(config: Config, source: str) -> None:
             f"{source}: 'cleaning.method' must be one of {', '.join(CLEANING_METHODS)}; "
             f"got {config.cleaning.method!r}"
         )
+    if config.data.anchor_url_pattern is not None:
+        try:
+            re.compile(config.data.anchor_url_pattern)
+        except re.error as error:
+            raise ConfigError(f"{source}: 'data.anchor_url_pattern' is not a regular expression: {error}") from error
     for key in ("max_pages_per_site", "max_pages"):
         value = getattr(config.data, key)
         if value is not None and value < 1:
@@ -235,8 +246,8 @@ def config_from_dict(raw: dict, source: str = "<dict>") -> Config:
     >>> config_from_dict({"data": {"splitt": "random"}})
     Traceback (most recent call last):
     ...
-    mainentity.config.ConfigError: <dict>: unknown key 'data.splitt'; valid keys here: base_url, datasets, \
-max_pages, max_pages_per_site, split, train_fraction
+    mainentity.config.ConfigError: <dict>: unknown key 'data.splitt'; valid keys here: anchor_url_pattern, \
+base_url, datasets, max_pages, max_pages_per_site, split, train_fraction
     """
     config = _build(Config, raw, "", source)
     _validate(config, source)

@@ -30,12 +30,17 @@ class LoadedPages:
 
 
 def load_pages(
-    datasets: Iterable[str], *, base_url: str | None = None, max_pages_per_site: int | None = None
+    datasets: Iterable[str],
+    *,
+    base_url: str | None = None,
+    max_pages_per_site: int | None = None,
+    anchor_url_pattern: str | None = None,
 ) -> LoadedPages:
     """Read every site dump of the given datasets and fill each page's incoming anchor texts (ILA).
 
     The link graph is computed per site dump (Carullo & Binaghi 2010, section 2: A is the set of
-    anchor texts of links in the site that point to the page).
+    anchor texts of links in the site that point to the page). ``anchor_url_pattern`` is passed to
+    :func:`mainentity.linkgraph.with_incoming_anchors`.
 
     Raises
     ------
@@ -46,7 +51,7 @@ def load_pages(
     failures: list[PageFailure] = []
     for dataset in datasets:
         for site in read_dataset(dataset, base_url=base_url, max_pages_per_site=max_pages_per_site):
-            pages.extend(with_incoming_anchors(site.pages))
+            pages.extend(with_incoming_anchors(site.pages, url_pattern=anchor_url_pattern))
             failures.extend(site.failures)
     for failure in failures:
         logger.warning("skipped %s/%s: %s", failure.site_id, failure.path, failure.reason)

@@ -112,7 +112,10 @@ def train(config: Config) -> Path:
     _write_atomic(run_dir / "config.yaml", yaml.safe_dump(config_to_dict(config), sort_keys=False))
 
     loaded = load_pages(
-        config.data.datasets, base_url=config.data.base_url, max_pages_per_site=config.data.max_pages_per_site
+        config.data.datasets,
+        base_url=config.data.base_url,
+        max_pages_per_site=config.data.max_pages_per_site,
+        anchor_url_pattern=config.data.anchor_url_pattern,
     )
     labeled = [page for page in loaded.pages if page.main_entity]
     if not labeled:
@@ -224,7 +227,9 @@ def predict(
         Rows written by this call.
     """
     model = load_model(model_dir)
-    loaded = load_pages([str(site_dump)], base_url=base_url)
+    loaded = load_pages(
+        [str(site_dump)], base_url=base_url, anchor_url_pattern=model.config.data.anchor_url_pattern
+    )
     with PredictionWriter(output) as writer:
         n_before = len(writer.done)
         for failure in loaded.failures:
@@ -262,7 +267,7 @@ def evaluate(model_dir: str | Path, dataset: str | Path, out_dir: str | Path | N
         Where report.md and the CSV tables were written (default ``<model_dir>/evaluations/<name>``).
     """
     model = load_model(model_dir)
-    loaded = load_pages([str(dataset)])
+    loaded = load_pages([str(dataset)], anchor_url_pattern=model.config.data.anchor_url_pattern)
     labeled = [page for page in loaded.pages if page.main_entity]
     if not labeled:
         raise ValueError(f"no labeled pages in {dataset}")

@@ -1,0 +1,596 @@
+"""Read site dumps (directories of HTML files from one web site) into :class:`~mainentity.records.Page`.
+
+A *site dump* is a directory of HTML files (any nesting) from one site: files ending in ``.html``,
+``.htm`` or ``.xhtml`` (any case), and files without an extension whose first bytes sniff as HTML. An
+optional ``manifest.jsonl`` beside them lists the pages (one JSON object a line, format in
+``datasets/README.md``): ``path`` (relative to the site directory), ``url`` and, for labeled data,
+``main_entity`` (a list of acceptable labels). A *labeled dataset* is a directory ``sites/<site-id>/``
+of site dumps.
+
+The URL of a page is, in order of preference:
+
+1. the manifest's ``url``;
+2. the page's first ``<base href>`` (resolved against 3. or 4. when it is relative);
+3. ``base_url`` joined with the page's relative path (``https://shop.example/`` + ``p/kettle.html``);
+4. the ``file://`` URI of the file (so links between the files of the dump still resolve).
+
+Bytes are decoded as a browser would, except that valid UTF-8 wins over a declared charset (some
+saved pages declare ``gb2312`` while their bytes are UTF-8): see :func:`decode_html`. A page that
+cannot be read (missing, empty, binary) becomes a :class:`PageFailure` naming its path and the
+reason; the rest of the dump is read.
+"""
+
+from __future__ import annotations
+
+import codecs
+import html as html_lib
+import json
+import logging
+import re
+import warnings
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import quote, urljoin
+
+import charset_normalizer
+import lxml.html
+from lxml import etree
+
+from mainentity.records import Page
+from mainentity.text import collapse_whitespace
+
+logger = logging.getLogger(__name__)
+
+MANIFEST_NAME = "manifest.jsonl"
+#: File name suffixes (lower-cased) read as HTML without sniffing.
+HTML_SUFFIXES = (".html", ".htm", ".xhtml")
+
+_BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
+#: How many leading bytes the charset prescan and the HTML sniffing look at (the WHATWG prescan reads
+#: 1024; saved pages often carry long comments or scripts before their ``<meta charset>``).
+_PRESCAN_BYTES = 4096
+#: Share of WHATWG "binary data bytes" (C0 controls other than TAB, LF, FF, CR, ESC) above which a
+#: page is treated as binary, not text.
+_MAX_BINARY_FRACTION = 0.01
+_BINARY_BYTES = bytes([*range(0x00, 0x09), 0x0B, *range(0x0E, 0x1B), *range(0x1C, 0x20)])
+
+# WHATWG encoding labels whose decoder is a superset that Python names differently (the
+# Encoding Standard maps latin1/ascii to windows-1252, gb2312/gbk to gb18030, and a meta
+# declaring UTF-16 to UTF-8, since a page whose bytes reach the prescan is ASCII-compatible).
+_WHATWG_ALIASES = {
+    "ascii": "cp1252", "us-ascii": "cp1252", "iso-8859-1": "cp1252", "iso8859-1": "cp1252",
+    "latin1": "cp1252", "latin-1": "cp1252", "l1": "cp1252", "iso_8859-1": "cp1252",
+    "cp819": "cp1252", "ibm819": "cp1252", "x-user-defined": "cp1252",
+    "iso-8859-9": "cp1254", "latin5": "cp1254", "iso-8859-11": "cp874", "tis-620": "cp874",
+    "gb2312": "gb18030", "gbk": "gb18030", "x-gbk": "gb18030", "gb_2312-80": "gb18030",
+    "chinese": "gb18030", "csgb2312": "gb18030",
+    "shift_jis": "cp932", "shift-jis": "cp932", "sjis": "cp932", "x-sjis": "cp932", "ms_kanji": "cp932",
+    "windows-31j": "cp932", "euc-kr": "cp949", "ks_c_5601-1987": "cp949", "big5": "big5hkscs",
+    "utf-16": "utf-8", "utf-16le": "utf-8", "utf-16be": "utf-8", "unicode": "utf-8",
+}
+_COMMENT = re.compile(rb"<!--.*?-->", re.S)
+_META = re.compile(rb"<meta\b([^>]*)>", re.I)
+_ATTR = re.compile(rb"""([a-zA-Z_:][-\w:.]*)\s*=\s*("[^"]*"|'[^']*'|[^\s"'>]+)""")
+_CONTENT_CHARSET = re.compile(rb"""charset\s*=\s*["']?([^\s"';]+)""", re.I)
+_XML_DECL = re.compile(rb"""^\s*<\?xml[^>]*\bencoding\s*=\s*["']([^"']+)["']""")
+_BASE_HREF = re.compile(r"""<base\b[^>]*?\bhref\s*=\s*("[^"]*"|'[^']*'|[^\s"'>]+)""", re.I)
+_BODY_START = re.compile(r"<body\b", re.I)
+# WHATWG MIME sniffing "HTML" patterns, plus head elements that saved pages start with (SWDE
+# puts a <base> first).
+_HTML_SNIFF = re.compile(
+    rb"^(?:<!doctype html|<html|<head|<script|<iframe|<h1|<div|<font|<table|<a|<style|<title|<b|<body"
+    rb"|<br|<p|<!--|<base|<meta|<link)[\s>/]",
+    re.I,
+)
+
+
+class PageReadError(ValueError):
+    """A page file that cannot be read as HTML; the message names the page path and the reason."""
+
+
+@dataclass(frozen=True)
+class PageFailure:
+    """A page of a site dump that was skipped.
+
+    Attributes
+    ----------
+    site_id : str
+        The site dump's id.
+    path : str
+        The page path relative to the site directory (``manifest.jsonl:<line>`` for a bad manifest line).
+    reason : str
+        Why it was skipped.
+    """
+
+    site_id: str
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class SiteDump:
+    """The readable pages of one site dump and the pages that failed.
+
+    Attributes
+    ----------
+    site_id : str
+        Short name of the site (its directory name unless given).
+    directory : Path
+        The site dump directory.
+    pages : tuple of Page
+        Pages in manifest order, or sorted by path when there is no manifest; ``anchors`` are empty
+        (see :func:`mainentity.linkgraph.with_incoming_anchors`).
+    failures : tuple of PageFailure
+        Pages that could not be read, in the same order.
+    """
+
+    site_id: str
+    directory: Path
+    pages: tuple[Page, ...]
+    failures: tuple[PageFailure, ...]
+
+
+def _c1_fallback(error: UnicodeDecodeError) -> tuple[str, int]:
+    # windows-1252 as the Encoding Standard defines it: the 5 bytes Python's cp1252 leaves undefined
+    # (0x81, 0x8D, 0x8F, 0x90, 0x9D) decode to the C1 control of the same value.
+    bad = error.object[error.start : error.end]
+    return "".join(chr(b) for b in bad), error.end
+
+
+codecs.register_error("mainentity-c1", _c1_fallback)
+
+
+def _python_codec(label: bytes | str) -> str | None:
+    """The Python codec for an encoding label (WHATWG supersets applied), or ``None`` if unknown."""
+    if isinstance(label, bytes):
+        label = label.decode("ascii", "replace")
+    label = label.strip().strip("\"'").lower()
+    name = _WHATWG_ALIASES.get(label, label)
+    try:
+        return codecs.lookup(name).name
+    except LookupError:
+        return None
+
+
+def declared_charset(data: bytes) -> str | None:
+    """Find the charset a page declares in its first bytes (XML declaration, meta charset, http-equiv).
+
+    A simplified WHATWG prescan: comments are skipped, and the first ``<meta charset>`` or
+    ``<meta http-equiv="content-type" content="...; charset=...">`` naming a known encoding wins.
+
+    Parameters
+    ----------
+    data : bytes
+        The page's raw bytes (only the first 4096 are read).
+
+    Returns
+    -------
+    codec : str or None
+        Python codec name of the declared encoding, with the Encoding Standard's supersets applied
+        (``iso-8859-1`` -> ``cp1252``, ``gb2312`` -> ``gb18030``); ``None`` when nothing known is declared.
+
+    Examples
+    --------
+    >>> declared_charset(b'<html><head><meta charset="ISO-8859-1">')
+    'cp1252'
+    >>> declared_charset(b'<meta http-equiv="Content-Type" content="text/html; charset=gb2312">')
+    'gb18030'
+    >>> declared_charset(b'<p>no declaration</p>') is None
+    True
+    """
+    head = data[:_PRESCAN_BYTES]
+    xml = _XML_DECL.match(head)
+    if xml and _python_codec(xml.group(1)):
+        return _python_codec(xml.group(1))
+    for meta in _META.finditer(_COMMENT.sub(b"", head)):
+        attrs = {name.lower(): value.strip(b"\"'") for name, value in _ATTR.findall(meta.group(1))}
+        label = attrs.get(b"charset")
+        if label is None and attrs.get(b"http-equiv", b"").lower() == b"content-type":
+            found = _CONTENT_CHARSET.search(attrs.get(b"content", b""))
+            label = found.group(1) if found else None
+        if label and _python_codec(label):
+            return _python_codec(label)
+    return None
+
+
+def decode_html(data: bytes, path: str = "<bytes>") -> str:
+    """Decode a page's bytes to text, the way a browser would but trusting valid UTF-8 first.
+
+    Order: (1) a byte order mark (UTF-8, UTF-16 LE/BE); (2) strict UTF-8 when the bytes are valid
+    UTF-8 (saved pages often keep a stale ``<meta charset>``); (3) the declared charset
+    (:func:`declared_charset`), strictly; (4) charset-normalizer's best guess (windows-1252 among
+    equally good guesses); (5) the declared charset
+    with replacement characters (what a browser shows), else windows-1252 (never fails). NUL characters
+    become U+FFFD, as the HTML tokenizer does.
+
+    Parameters
+    ----------
+    data : bytes
+        The page file's content.
+    path : str
+        Name used in error messages.
+
+    Returns
+    -------
+    html : str
+        The decoded markup, without a BOM.
+
+    Raises
+    ------
+    PageReadError
+        If the page is empty (only white space), or binary (more than 1% C0 control bytes in its first
+        4096 bytes after a BOM, e.g. NUL-heavy files, images).
+
+    Examples
+    --------
+    >>> decode_html(b'<meta charset="gb2312"><p>\\xe4\\xb8\\xad</p>')
+    '<meta charset="gb2312"><p>中</p>'
+    >>> decode_html('<meta charset="windows-1252"><p>café</p>'.encode("cp1252"))
+    '<meta charset="windows-1252"><p>café</p>'
+    """
+    for bom, codec in _BOMS:
+        if data.startswith(bom):
+            html = data[len(bom) :].decode(codec, errors="replace")
+            return _checked(html, path)
+    if not data.strip():
+        raise PageReadError(f"{path}: empty page ({len(data)} bytes)")
+    head = data[:_PRESCAN_BYTES]
+    n_binary = sum(head.count(bytes([b])) for b in _BINARY_BYTES)
+    if n_binary > _MAX_BINARY_FRACTION * len(head):
+        raise PageReadError(
+            f"{path}: not text ({n_binary} of the first {len(head)} bytes are control bytes such as NUL)"
+        )
+    declared = declared_charset(data)
+    try:
+        html = data.decode("utf-8")
+        if not (declared and declared.startswith("iso2022") and b"\x1b" in data):
+            return _checked(html, path)
+    except UnicodeDecodeError:
+        pass
+    if declared:
+        try:
+            return _checked(data.decode(declared), path)
+        except UnicodeDecodeError:
+            pass
+    sniffed = _sniff(data)
+    if sniffed is not None:
+        return _checked(sniffed, path)
+    if declared:
+        return _checked(data.decode(declared, errors="replace"), path)
+    return _checked(data.decode("cp1252", errors="mainentity-c1"), path)
+
+
+def _sniff(data: bytes) -> str | None:
+    """charset-normalizer's best decoding; among equally good guesses, windows-1252 (the web's
+    default for undeclared legacy pages) wins, so short Western texts are not read as cp1250."""
+    matches = charset_normalizer.from_bytes(data)
+    best = matches.best()
+    if best is None:
+        return None
+    tied = [m for m in matches if (m.chaos, m.coherence) == (best.chaos, best.coherence)]
+    western = next((m for m in tied if "cp1252" in m.could_be_from_charset), None)
+    return str(western or best)
+
+
+def _checked(html: str, path: str) -> str:
+    if not html.strip():
+        raise PageReadError(f"{path}: empty page (only white space)")
+    return html.replace("\x00", "\ufffd")
+
+
+def sniff_html(data: bytes) -> bool:
+    """Whether bytes look like HTML (WHATWG MIME sniffing patterns, plus ``<base``/``<meta``/``<link``).
+
+    Leading white space and a BOM are skipped; the check is case-insensitive.
+
+    >>> sniff_html(b"\\xef\\xbb\\xbf  <!DOCTYPE html><html>")
+    True
+    >>> sniff_html(b"\\x89PNG\\r\\n")
+    False
+    """
+    for bom, codec in _BOMS:
+        if data.startswith(bom):
+            data = data[len(bom) : 1024].decode(codec, errors="ignore").encode("utf-8", errors="ignore")
+            break
+    return bool(_HTML_SNIFF.match(data[:1024].lstrip()))
+
+
+def find_page_files(site_dir: str | Path) -> list[Path]:
+    """List the HTML files of a site dump, recursively.
+
+    Files ending in ``.html``, ``.htm`` or ``.xhtml`` (any case) count, and files without an extension
+    when :func:`sniff_html` accepts their first bytes. ``manifest.jsonl``, other extensions and hidden
+    files and directories (name starting with ``.``) are skipped.
+
+    Parameters
+    ----------
+    site_dir : str or Path
+        The site dump directory.
+
+    Returns
+    -------
+    files : list of Path
+        Paths of the page files, sorted by their path relative to ``site_dir`` (``/``-separated).
+
+    Raises
+    ------
+    ValueError
+        If ``site_dir`` is not a directory.
+    """
+    site_dir = Path(site_dir)
+    if not site_dir.is_dir():
+        raise ValueError(f"site dump {str(site_dir)!r} is not a directory")
+    found = []
+    for file in site_dir.rglob("*"):
+        relative = file.relative_to(site_dir)
+        if any(part.startswith(".") for part in relative.parts) or not file.is_file():
+            continue
+        if relative.as_posix() == MANIFEST_NAME:
+            continue
+        suffix = file.suffix.lower()
+        if suffix in HTML_SUFFIXES:
+            found.append(file)
+        elif suffix == "":
+            with open(file, "rb") as handle:
+                if sniff_html(handle.read(1024)):
+                    found.append(file)
+    return sorted(found, key=lambda f: f.relative_to(site_dir).as_posix())
+
+
+def find_base_href(html: str) -> str | None:
+    """The ``href`` of the page's first ``<base href>`` before ``<body>``, or ``None``.
+
+    >>> find_base_href('<base href="https://shop.example/p/kettle.html"/><html>')
+    'https://shop.example/p/kettle.html'
+    """
+    body = _BODY_START.search(html)
+    found = _BASE_HREF.search(html, 0, body.start() if body else len(html))
+    if not found:
+        return None
+    href = html_lib.unescape(found.group(1).strip("\"'")).strip()
+    return href or None
+
+
+def page_url(html: str, relative_path: str, file: Path, base_url: str | None = None) -> str:
+    """The URL of a page that the manifest does not name.
+
+    Parameters
+    ----------
+    html : str
+        The decoded page.
+    relative_path : str
+        Its path relative to the site directory, ``/``-separated.
+    file : Path
+        The page file (for the ``file://`` fallback).
+    base_url : str, optional
+        URL of the site directory (``https://shop.example/``); a missing trailing ``/`` is added.
+
+    Returns
+    -------
+    url : str
+        The page's ``<base href>`` (resolved against the fallback when relative), else ``base_url``
+        joined with the percent-encoded ``relative_path``, else the ``file://`` URI of ``file``.
+
+    Examples
+    --------
+    >>> page_url("<p>hi</p>", "p/kettle.html", Path("/dump/p/kettle.html"), "https://shop.example")
+    'https://shop.example/p/kettle.html'
+    >>> page_url('<base href="/p/1.html"><p>hi</p>', "x.html", Path("/d/x.html"), "https://shop.example/")
+    'https://shop.example/p/1.html'
+    """
+    if base_url:
+        fallback = urljoin(base_url if base_url.endswith("/") else base_url + "/", quote(relative_path))
+    else:
+        fallback = file.resolve().as_uri()
+    base = find_base_href(html)
+    return urljoin(fallback, base) if base else fallback
+
+
+def label_in_page(html: str, labels: Iterable[str]) -> bool:
+    """Whether a label occurs in the page's visible text or ``<title>`` (the manifest's ``label_in_page``).
+
+    Both sides are lower-cased and whitespace-collapsed; the page is parsed with lxml.html and its
+    ``script`` and ``style`` elements are dropped.
+
+    Parameters
+    ----------
+    html : str
+        The decoded page.
+    labels : iterable of str
+        Acceptable labels of the page's main entity.
+
+    Returns
+    -------
+    bool
+        ``True`` when at least one non-empty label occurs; ``False`` for no labels.
+
+    Examples
+    --------
+    >>> label_in_page("<title>Shop</title><h1>Lantern  <b>Kettle</b></h1>", ["lantern kettle"])
+    True
+    >>> label_in_page("<script>x='Kettle'</script><p>Cart</p>", ["Kettle"])
+    False
+    """
+    wanted = [collapse_whitespace(label).lower() for label in labels]
+    wanted = [label for label in wanted if label]
+    if not wanted:
+        return False
+    try:
+        root = lxml.html.document_fromstring(
+            html.encode("utf-8", errors="replace"), parser=lxml.html.HTMLParser(encoding="utf-8")
+        )
+    except (etree.ParserError, ValueError):
+        return False
+    for element in root.xpath("//script | //style"):
+        element.drop_tree()
+    text = collapse_whitespace(root.text_content()).lower()
+    return any(label in text for label in wanted)
+
+
+def _read_manifest(site_dir: Path, site_id: str) -> tuple[list[dict], list[PageFailure]]:
+    entries, failures, seen = [], [], set()
+    manifest = site_dir / MANIFEST_NAME
+    with open(manifest, encoding="utf-8") as handle:
+        for lineno, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            where = f"{MANIFEST_NAME}:{lineno}"
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError as error:
+                failures.append(PageFailure(site_id, where, f"invalid JSON: {error}"))
+                continue
+            problem = _manifest_problem(entry, seen)
+            if problem:
+                failures.append(PageFailure(site_id, where, problem))
+                continue
+            seen.add(entry["path"])
+            entries.append(entry)
+    return entries, failures
+
+
+def _manifest_problem(entry: object, seen: set[str]) -> str:
+    if not isinstance(entry, dict):
+        return f"expected a JSON object; got {type(entry).__name__}"
+    path = entry.get("path")
+    if not isinstance(path, str) or not path:
+        return "missing 'path'"
+    if path.startswith("/") or ".." in Path(path).parts:
+        return f"path {path!r} leaves the site directory"
+    if path in seen:
+        return f"path {path!r} listed twice"
+    if not isinstance(entry.get("url", ""), str):
+        return "'url' is not a string"
+    labels = entry.get("main_entity", [])
+    if not isinstance(labels, list) or not all(isinstance(label, str) for label in labels):
+        return "'main_entity' is not a list of strings"
+    return ""
+
+
+def read_site_dump(
+    site_dir: str | Path,
+    *,
+    base_url: str | None = None,
+    site_id: str | None = None,
+    max_pages: int | None = None,
+) -> SiteDump:
+    """Read the pages of one site dump.
+
+    With a ``manifest.jsonl``, its pages in its order (a listed file that is missing or unreadable,
+    or a malformed line, becomes a :class:`PageFailure`); without one, every file
+    :func:`find_page_files` finds. URLs as described in the module docstring; ``main_entity`` from the
+    manifest, else ``()``. Failures are also logged as warnings.
+
+    Parameters
+    ----------
+    site_dir : str or Path
+        The site dump directory.
+    base_url : str, optional
+        URL of the site directory, for pages the manifest does not give a URL and that have no
+        ``<base href>``.
+    site_id : str, optional
+        Site id of the pages; default the directory name.
+    max_pages : int, optional
+        Read only the first ``max_pages`` listed pages (failures among them count).
+
+    Returns
+    -------
+    SiteDump
+
+    Raises
+    ------
+    ValueError
+        If ``site_dir`` is not a directory, has neither a manifest nor page files, or ``max_pages < 1``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     _ = (Path(tmp) / "a.html").write_text('<a href="b.html">B</a>')
+    ...     _ = (Path(tmp) / "b.html").write_bytes(b"")
+    ...     dump = read_site_dump(tmp, base_url="https://shop.example/", site_id="shop")
+    >>> [(p.path, p.url) for p in dump.pages]
+    [('a.html', 'https://shop.example/a.html')]
+    >>> dump.failures[0].path, dump.failures[0].reason
+    ('b.html', 'empty page (0 bytes)')
+    """
+    site_dir = Path(site_dir)
+    if not site_dir.is_dir():
+        raise ValueError(f"site dump {str(site_dir)!r} is not a directory")
+    if max_pages is not None and max_pages < 1:
+        raise ValueError(f"max_pages must be >= 1; got {max_pages}")
+    site_id = site_id or site_dir.resolve().name
+    failures: list[PageFailure] = []
+    if (site_dir / MANIFEST_NAME).is_file():
+        entries, failures = _read_manifest(site_dir, site_id)
+    else:
+        entries = [{"path": f.relative_to(site_dir).as_posix()} for f in find_page_files(site_dir)]
+        if not entries:
+            raise ValueError(f"site dump {str(site_dir)!r} has no {MANIFEST_NAME} and no HTML files")
+    pages = []
+    for entry in entries[:max_pages]:
+        relative = entry["path"]
+        file = site_dir / relative
+        try:
+            data = file.read_bytes()
+        except OSError as error:
+            failures.append(PageFailure(site_id, relative, f"cannot read: {error.strerror or error}"))
+            continue
+        try:
+            html = decode_html(data, relative)
+        except PageReadError as error:
+            failures.append(PageFailure(site_id, relative, str(error).removeprefix(f"{relative}: ")))
+            continue
+        url = entry.get("url") or page_url(html, relative, file, base_url)
+        labels = tuple(entry.get("main_entity", ()))
+        pages.append(Page(site_id=site_id, path=relative, url=url, html=html, main_entity=labels))
+    for failure in failures:
+        logger.warning("skipped page %s of site %s: %s", failure.path, failure.site_id, failure.reason)
+    return SiteDump(site_id, site_dir, tuple(pages), tuple(failures))
+
+
+def read_dataset(
+    dataset_dir: str | Path, *, base_url: str | None = None, max_pages_per_site: int | None = None
+) -> list[SiteDump]:
+    """Read a labeled dataset (``sites/<site-id>/`` site dumps) or a single site dump.
+
+    Parameters
+    ----------
+    dataset_dir : str or Path
+        A directory with a ``sites/`` subdirectory (one site dump per child directory), or a site
+        dump directory itself.
+    base_url : str, optional
+        Passed to :func:`read_site_dump` (sensible for a single site dump only).
+    max_pages_per_site : int, optional
+        Passed to :func:`read_site_dump` as ``max_pages``.
+
+    Returns
+    -------
+    dumps : list of SiteDump
+        One per site, sorted by site id. A site directory with no pages is skipped with a warning.
+
+    Raises
+    ------
+    ValueError
+        If ``dataset_dir`` holds no site dump at all (the message names the path).
+    """
+    dataset_dir = Path(dataset_dir)
+    if not dataset_dir.is_dir():
+        raise ValueError(f"dataset {str(dataset_dir)!r} is not a directory")
+    sites = dataset_dir / "sites"
+    if not sites.is_dir():
+        if not (dataset_dir / MANIFEST_NAME).is_file() and not find_page_files(dataset_dir):
+            raise ValueError(
+                f"dataset {str(dataset_dir)!r} has no sites/ directory, no {MANIFEST_NAME} and no HTML files"
+            )
+        return [read_site_dump(dataset_dir, base_url=base_url, max_pages=max_pages_per_site)]
+    dumps = []
+    for site_dir in sorted(p for p in sites.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        try:
+            dumps.append(read_site_dump(site_dir, base_url=base_url, max_pages=max_pages_per_site))
+        except ValueError as error:
+            warnings.warn(f"skipped site {site_dir.name!r}: {error}", stacklevel=2)
+    if not dumps:
+        raise ValueError(f"dataset {str(dataset_dir)!r} has no readable site dump under {str(sites)!r}")
+    return dumps

@@ -1,0 +1,335 @@
+"""Tests of mainentity.sitedump: decoding, page discovery, site dumps and datasets."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import charset_normalizer
+import pytest
+
+from mainentity import sitedump
+from mainentity.sitedump import (
+    PageFailure,
+    PageReadError,
+    declared_charset,
+    decode_html,
+    find_page_files,
+    label_in_page,
+    read_dataset,
+    read_site_dump,
+)
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+
+
+def write(path: Path, data: bytes | str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    path.write_bytes(data)
+    return path
+
+
+def write_manifest(site: Path, entries: list[dict]) -> None:
+    lines = [json.dumps(entry, ensure_ascii=False) for entry in entries]
+    write(site / "manifest.jsonl", "\n".join(lines) + "\n")
+
+
+# --- decoding ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"\xef\xbb\xbf<p>caf\xc3\xa9 \xe4\xb8\xad</p>",
+        "\ufeff<p>café 中</p>".encode("utf-16-le"),
+        "\ufeff<p>café 中</p>".encode("utf-16-be"),
+    ],
+    ids=["utf-8 BOM", "utf-16-le BOM", "utf-16-be BOM"],
+)
+def test_bom_decides_the_encoding(data):
+    assert decode_html(data) == "<p>café 中</p>"
+
+
+def test_bom_wins_over_a_declared_charset():
+    data = b'\xef\xbb\xbf<meta charset="windows-1252"><p>caf\xc3\xa9</p>'
+    assert decode_html(data) == '<meta charset="windows-1252"><p>café</p>'
+
+
+def test_meta_charset_windows_1252():
+    # 0x80 is the euro sign in windows-1252 (undefined in iso-8859-1), 0x93/0x94 curly quotes
+    data = b'<html><head><meta charset="windows-1252"></head><p>\x93Caf\xe9\x94 \x80 5</p>'
+    assert decode_html(data).endswith("<p>\u201cCafé\u201d € 5</p>")
+
+
+def test_http_equiv_iso_8859_1_is_read_as_windows_1252():
+    # the Encoding Standard maps the iso-8859-1 label to windows-1252, as browsers do
+    data = (
+        b'<meta http-equiv="Content-Type" content="text/html; charset=ISO-8859-1">'
+        b"<p>cr\xe8me br\xfbl\xe9e \x96 \x93quoted\x94</p>"
+    )
+    assert decode_html(data).endswith("<p>crème brûlée – \u201cquoted\u201d</p>")
+
+
+def test_utf8_bytes_that_declare_gb2312_stay_utf8():
+    html = '<meta http-equiv="Content-Type" content="text/html; charset=gb2312"><title>人工智能</title>'
+    assert decode_html(html.encode("utf-8")) == html
+
+
+def test_real_gb2312_bytes_use_the_declared_charset():
+    html = '<head><meta charset="gb2312"><title>人工智能迈上新台阶_科技</title></head><p>记忆自学</p>'
+    data = html.encode("gb2312")
+    with pytest.raises(UnicodeDecodeError):
+        data.decode("utf-8")
+    assert decode_html(data) == html
+
+
+def test_declaration_inside_a_comment_is_ignored():
+    data = b'<!-- <meta charset="koi8-r"> --><meta charset="windows-1252"><p>\xe9</p>'
+    assert declared_charset(data) == "cp1252"
+    assert decode_html(data).endswith("<p>é</p>")
+
+
+def test_undeclared_legacy_bytes_are_sniffed():
+    assert decode_html(b"<p>caf\xe9 cr\xe8me br\xfbl\xe9e</p>") == "<p>café crème brûlée</p>"
+    russian = "<p>Пример текста на русском языке, который достаточно длинный для определения.</p>"
+    assert decode_html(russian.encode("cp1251")) == russian
+
+
+def test_windows_1252_is_the_last_resort(monkeypatch):
+    # when sniffing finds nothing: windows-1252 as browsers define it (0x81 -> U+0081, no error)
+    no_guess = charset_normalizer.CharsetMatches()
+    monkeypatch.setattr(sitedump.charset_normalizer, "from_bytes", lambda data: no_guess)
+    assert decode_html(b"<p>\x81\x93x\x94</p>") == "<p>\x81\u201cx\u201d</p>"
+
+
+def test_a_few_nul_bytes_become_replacement_characters():
+    data = b"<html><body><p>" + b"a" * 400 + b"\x00b</p></body></html>"
+    assert "\ufffdb</p>" in decode_html(data)
+
+
+@pytest.mark.parametrize("data", [b"", b"  \n\t ", b"\xef\xbb\xbf", b"\xef\xbb\xbf \r\n"])
+def test_empty_page_is_an_error_naming_the_path(data):
+    with pytest.raises(PageReadError, match=r"^pages/empty\.html: empty page"):
+        decode_html(data, "pages/empty.html")
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 4,
+        b"\x00" * 64,
+        b"<html>" + b"\x00\x01\x02\x03" * 50,
+    ],
+    ids=["png", "nul", "nul-heavy html"],
+)
+def test_binary_junk_is_an_error(data):
+    with pytest.raises(PageReadError, match=r"^img/x\.html: not text"):
+        decode_html(data, "img/x.html")
+
+
+def test_page_read_error_is_a_value_error():
+    assert issubclass(PageReadError, ValueError)
+
+
+# --- finding pages ----------------------------------------------------------------------------------
+
+
+def test_find_page_files(tmp_path):
+    write(tmp_path / "b.html", "<p>b</p>")
+    write(tmp_path / "a" / "deep" / "x.HTM", "<p>x</p>")
+    write(tmp_path / "c.xhtml", "<html/>")
+    write(tmp_path / "noext", "\n  <!DOCTYPE html><html><p>sniffed</p></html>")
+    write(tmp_path / "swde", b'\xef\xbb\xbf<base href="http://x.example/"/>\n<html>')
+    write(tmp_path / "notes.txt", "<html>not a page file</html>")
+    write(tmp_path / "logo.png", b"\x89PNG\r\n\x1a\n")
+    write(tmp_path / "data", b"\x89PNG\r\n\x1a\n")
+    write(tmp_path / "readme", "Plain text, no markup")
+    write(tmp_path / "manifest.jsonl", "")
+    write(tmp_path / ".git" / "x.html", "<p>hidden</p>")
+    found = [p.relative_to(tmp_path).as_posix() for p in find_page_files(tmp_path)]
+    assert found == ["a/deep/x.HTM", "b.html", "c.xhtml", "noext", "swde"]
+
+
+def test_find_page_files_needs_a_directory(tmp_path):
+    with pytest.raises(ValueError, match="missing"):
+        find_page_files(tmp_path / "missing")
+
+
+# --- site dumps -------------------------------------------------------------------------------------
+
+
+def test_a_bad_page_does_not_stop_the_batch(tmp_path, caplog):
+    write(tmp_path / "a.html", "<title>A</title>")
+    write(tmp_path / "b.html", b"")
+    write(tmp_path / "c.html", b"\x00\x01" * 100)
+    write(tmp_path / "d.html", "<title>D</title>")
+    with caplog.at_level(logging.WARNING, logger="mainentity.sitedump"):
+        dump = read_site_dump(tmp_path, base_url="https://s.example/")
+    assert [page.path for page in dump.pages] == ["a.html", "d.html"]
+    assert [(f.path, f.reason.split(" (")[0]) for f in dump.failures] == [
+        ("b.html", "empty page"),
+        ("c.html", "not text"),
+    ]
+    assert all(f.site_id == tmp_path.name for f in dump.failures)
+    assert "b.html" in caplog.text and "c.html" in caplog.text
+
+
+def test_manifest_gives_urls_labels_and_order(tmp_path):
+    site = tmp_path / "shop"
+    write(site / "pages" / "1.html", '<base href="https://wrong.example/"><h1>Kettle</h1>')
+    write(site / "pages" / "2.html", "<h1>Lamp</h1>")
+    write(site / "pages" / "unlisted.html", "<h1>Not in the manifest</h1>")
+    write_manifest(
+        site,
+        [
+            {"path": "pages/2.html", "url": "https://shop.example/lamp", "main_entity": ["Lamp", "Lamps"]},
+            {"path": "pages/1.html", "url": "https://shop.example/kettle", "main_entity": []},
+        ],
+    )
+    dump = read_site_dump(site)
+    assert dump.site_id == "shop" and dump.failures == ()
+    assert [(p.path, p.url, p.main_entity) for p in dump.pages] == [
+        ("pages/2.html", "https://shop.example/lamp", ("Lamp", "Lamps")),
+        ("pages/1.html", "https://shop.example/kettle", ()),
+    ]
+    assert all(p.site_id == "shop" and p.anchors == () for p in dump.pages)
+
+
+def test_manifest_problems_become_failures(tmp_path):
+    write(tmp_path / "pages" / "ok.html", "<p>ok</p>")
+    write(tmp_path / "pages" / "empty.html", "")
+    write(
+        tmp_path / "manifest.jsonl",
+        '{"path": "pages/missing.html", "url": "https://s.example/m"}\n'
+        "{not json\n"
+        '{"path": "pages/ok.html", "url": "https://s.example/ok", "main_entity": ["OK"]}\n'
+        '{"path": "pages/empty.html"}\n'
+        '{"path": "../outside.html"}\n'
+        '{"path": "pages/ok.html"}\n'
+        '{"path": "pages/x.html", "main_entity": "not a list"}\n',
+    )
+    dump = read_site_dump(tmp_path, site_id="s")
+    assert [p.path for p in dump.pages] == ["pages/ok.html"]
+    failures = {f.path: f.reason for f in dump.failures}
+    assert failures["manifest.jsonl:2"].startswith("invalid JSON")
+    assert failures["manifest.jsonl:5"] == "path '../outside.html' leaves the site directory"
+    assert failures["manifest.jsonl:6"] == "path 'pages/ok.html' listed twice"
+    assert failures["manifest.jsonl:7"] == "'main_entity' is not a list of strings"
+    assert failures["pages/missing.html"].startswith("cannot read")
+    assert failures["pages/empty.html"].startswith("empty page")
+    assert all(isinstance(f, PageFailure) and f.site_id == "s" for f in dump.failures)
+
+
+def test_url_from_base_href_base_url_or_file_uri(tmp_path):
+    write(tmp_path / "abs.html", '\ufeff<base href="http://www.example.com/item/7"/>\n<html><p>x</p></html>')
+    write(tmp_path / "rel.html", "<head><base href='/other/'></head><p>x</p>")
+    write(tmp_path / "sub dir" / "plain.html", "<p>no base</p>")
+    write(tmp_path / "late.html", '<body><base href="http://ignored.example/"><p>x</p></body>')
+    with_base = {p.path: p.url for p in read_site_dump(tmp_path, base_url="https://s.example/dump").pages}
+    assert with_base == {
+        "abs.html": "http://www.example.com/item/7",
+        "late.html": "https://s.example/dump/late.html",
+        "rel.html": "https://s.example/other/",
+        "sub dir/plain.html": "https://s.example/dump/sub%20dir/plain.html",
+    }
+    without = {p.path: p.url for p in read_site_dump(tmp_path).pages}
+    assert without["abs.html"] == "http://www.example.com/item/7"
+    assert without["sub dir/plain.html"] == (tmp_path / "sub dir" / "plain.html").resolve().as_uri()
+    assert without["rel.html"] == "file:///other/"  # root-relative, as a browser resolves it
+
+
+def test_manifest_line_without_url_falls_back(tmp_path):
+    write(tmp_path / "p.html", '<base href="https://s.example/p">')
+    write_manifest(tmp_path, [{"path": "p.html", "main_entity": ["P"]}])
+    (page,) = read_site_dump(tmp_path).pages
+    assert (page.url, page.main_entity) == ("https://s.example/p", ("P",))
+
+
+def test_max_pages_and_site_id(tmp_path):
+    for name in "cab":
+        write(tmp_path / f"{name}.html", f"<p>{name}</p>")
+    dump = read_site_dump(tmp_path, max_pages=2, site_id="mine")
+    assert [p.path for p in dump.pages] == ["a.html", "b.html"]
+    assert {p.site_id for p in dump.pages} == {"mine"}
+    with pytest.raises(ValueError, match="max_pages must be >= 1; got 0"):
+        read_site_dump(tmp_path, max_pages=0)
+
+
+def test_empty_or_missing_site_dump_is_an_error(tmp_path):
+    write(tmp_path / "notes.txt", "nothing")
+    with pytest.raises(ValueError, match="no manifest.jsonl and no HTML files"):
+        read_site_dump(tmp_path)
+    with pytest.raises(ValueError, match="not a directory"):
+        read_site_dump(tmp_path / "nope")
+
+
+def test_read_dataset_sites_layout(tmp_path):
+    write(tmp_path / "sites" / "zeta" / "pages" / "1.html", "<p>z</p>")
+    write(tmp_path / "sites" / "alpha" / "1.html", "<p>a</p>")
+    write(tmp_path / "sites" / "empty" / "notes.txt", "no pages")
+    with pytest.warns(UserWarning, match="skipped site 'empty'"):
+        dumps = read_dataset(tmp_path, base_url="https://d.example/")
+    assert [(d.site_id, [p.path for p in d.pages]) for d in dumps] == [
+        ("alpha", ["1.html"]),
+        ("zeta", ["pages/1.html"]),
+    ]
+
+
+def test_read_dataset_plain_site_dump_and_errors(tmp_path):
+    write(tmp_path / "dump" / "x.html", "<p>x</p>")
+    (dump,) = read_dataset(tmp_path / "dump")
+    assert dump.site_id == "dump" and [p.path for p in dump.pages] == ["x.html"]
+    write(tmp_path / "nothing" / "a.txt", "text")
+    with pytest.raises(ValueError, match=r"nothing.* has no sites/ directory"):
+        read_dataset(tmp_path / "nothing")
+    (tmp_path / "bare" / "sites").mkdir(parents=True)
+    with pytest.raises(ValueError, match="no readable site dump"):
+        read_dataset(tmp_path / "bare")
+
+
+# --- label_in_page ----------------------------------------------------------------------------------
+
+
+def test_label_in_page():
+    page = (
+        "<html><head><title>Buy the Kettle | Shop</title><style>.x{content:'Hidden Label'}</style></head>"
+        "<body><h1>Ashgrove  <b>Enamel</b>\nKettle</h1><script>var t = 'Script Label';</script></body></html>"
+    )
+    assert label_in_page(page, ["ashgrove enamel kettle"])
+    assert label_in_page(page, ["Not here", "Buy the Kettle"])
+    assert not label_in_page(page, ["Hidden Label"])
+    assert not label_in_page(page, ["Script Label"])
+    assert not label_in_page(page, [])
+    assert not label_in_page(page, ["  "])
+
+
+# --- the shared labeled datasets --------------------------------------------------------------------
+
+
+@pytest.mark.shared_data
+@pytest.mark.parametrize(
+    ("name", "n_sites", "n_pages"),
+    [("swde-book-christianbook", 1, 1000), ("readability-realworld", 78, 93)],
+)
+def test_shared_datasets_read_cleanly(name, n_sites, n_pages):
+    root = SHARED / name
+    dumps = read_dataset(root)
+    pages = [page for dump in dumps for page in dump.pages]
+    assert (len(dumps), len(pages)) == (n_sites, n_pages)
+    assert [f for dump in dumps for f in dump.failures] == []
+    assert all(page.main_entity and page.url.startswith("http") for page in pages)
+    # our label_in_page agrees with the manifests' flag on every page
+    flags = {}
+    for dump in dumps:
+        for line in (dump.directory / "manifest.jsonl").read_text(encoding="utf-8").splitlines():
+            entry = json.loads(line)
+            flags[(dump.site_id, entry["path"])] = entry["label_in_page"]
+    assert all(label_in_page(p.html, p.main_entity) == flags[(p.site_id, p.path)] for p in pages)
+    if name == "readability-realworld":
+        (qq,) = [p for p in pages if p.path == "pages/qq.html"]
+        assert "DeepMind新电脑已可利用记忆自学" in qq.html  # declares gb2312, bytes are UTF-8
+    else:
+        assert not pages[0].html.startswith("\ufeff") and pages[0].html.startswith("<base href=")
