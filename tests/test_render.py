@@ -1,0 +1,353 @@
+"""Tests of the renderer (mainentity.render.browser): text blocks, isolation, failures. Start Chromium."""
+
+from __future__ import annotations
+
+import asyncio
+import http.server
+import threading
+import urllib.request
+
+import pytest
+
+from mainentity.records import Page
+from mainentity.render import Renderer, RenderSettings, render_pages
+from mainentity.render.browser import load_url
+
+pytestmark = pytest.mark.browser
+
+
+def make_page(body: str, head: str = "", path: str = "p.htm", url: str = "http://shop.test/p.htm") -> Page:
+    return Page("shop", path, url, f"<!DOCTYPE html><html><head>{head}</head><body>{body}</body></html>")
+
+
+def render_one(renderer: Renderer, page: Page):
+    (outcome,) = list(renderer.render([page]))
+    assert outcome.error == ""
+    return outcome.rendered
+
+
+@pytest.fixture(scope="module")
+def renderer():
+    with Renderer(RenderSettings(concurrency=2, timeout_s=15)) as r:
+        yield r
+
+
+@pytest.fixture(scope="module")
+def js_renderer():
+    with Renderer(RenderSettings(javascript=True, concurrency=1, timeout_s=15)) as r:
+        yield r
+
+
+def by_text(rendered, text):
+    found = [b for b in rendered.blocks if b.text == text]
+    assert found, f"no block {text!r} in {[b.text for b in rendered.blocks]}"
+    return found[0]
+
+
+def run_in_tab(renderer: Renderer, page: Page, seconds: float):
+    """Load ``page`` into a pooled tab, wait, and report the tab's URL and body text (white-box)."""
+
+    async def load_and_wait():
+        tab = await renderer._acquire()
+        try:
+            await renderer._load(tab, page)
+            await asyncio.sleep(seconds)
+            return tab.page.url, await tab.page.evaluate("document.body.innerText")
+        finally:
+            renderer._release(tab, healthy=False)
+
+    return renderer._call(load_and_wait())
+
+
+def test_paper_example_yields_seven_blocks(renderer):
+    # Carullo & Binaghi 2010, section 3.4.2.
+    page = make_page(
+        '<div><b>This <em>is</em> the\n<span class="entity">ENTITY</span>\n<u>of</u> interest</b></div>'
+    )
+    blocks = render_one(renderer, page).blocks
+    assert [b.text for b in blocks] == [
+        "This",
+        "is",
+        "the",
+        "ENTITY",
+        "of",
+        "interest",
+        "This is the ENTITY of interest",
+    ]
+    assert [b.merged for b in blocks] == [False] * 6 + [True]
+    assert [b.tag for b in blocks] == ["b", "em", "b", "span", "u", "b", "b"]
+    assert blocks[-1].dom_path == "html[0]/body[1]/div[0]/b[0]"
+    assert blocks[3].dom_path == "html[0]/body[1]/div[0]/b[0]/span[1]"
+    assert all(b.bold for b in blocks)
+    merged, words = blocks[-1], blocks[:-1]
+    assert merged.x == pytest.approx(words[0].x, abs=0.5)
+    assert merged.width == pytest.approx(words[-1].x + words[-1].width - words[0].x, abs=1.0)
+
+
+def test_merge_rules(renderer):
+    page = make_page(
+        "<p>Hello <i>big</i> world</p>"  # merged p
+        "<p><span>single</span></p>"  # one part: no merge
+        "<p>text <div>block</div> more</p>"  # div breaks the parser's p: no merge anywhere
+        "<h2>Line one<br>Line two</h2>"  # br is a space
+        '<h3><img src="icon.png"> Lydia\'s <i>Charm</i></h3>'  # images do not split a merge
+    )
+    rendered = render_one(renderer, page)
+    merged = [b.text for b in rendered.blocks if b.merged]
+    assert merged == ["Hello big world", "Line one Line two", "Lydia's Charm"]
+    assert [b.text for b in rendered.blocks if not b.merged].count("single") == 1
+
+
+def test_css_font_size_weight_and_position(renderer):
+    page = make_page(
+        '<p style="font-size:12px">small <span style="font-weight:600">semi</span></p>'
+        '<p><b style="font-weight:normal">tag-bold</b></p>'
+        '<h1 style="position:absolute;top:1000px;left:40px;margin:0;font-size:32px;font-weight:700">'
+        "Main Entity</h1>"
+    )
+    rendered = render_one(renderer, page)
+    h1 = by_text(rendered, "Main Entity")
+    assert h1.font_size == 32.0
+    assert h1.font_weight == 700 and h1.bold
+    assert h1.y == pytest.approx(1000.0, abs=1.0)  # from the page top, below the 768 px viewport
+    assert h1.x == pytest.approx(40.0, abs=1.0)
+    assert h1.heading_level == 1 and h1.tag == "h1" and not h1.hidden
+    assert h1.dom_path == "html[0]/body[1]/h1[2]"
+    assert 20 < h1.height < 50 and h1.width > 50
+    small = by_text(rendered, "small")
+    assert small.font_size == 12.0 and small.font_weight == 400 and not small.bold
+    assert small.heading_level == 0
+    semi = by_text(rendered, "semi")
+    assert semi.font_weight == 600 and semi.bold
+    tag_bold = by_text(rendered, "tag-bold")
+    assert tag_bold.font_weight == 400 and tag_bold.bold
+    assert rendered.width == 1024.0
+    assert rendered.height >= 1000.0 + h1.height
+
+
+def test_dom_path_follows_html5_parse(renderer):
+    # The parser adds tbody; dom_path counts element children only (text and comments do not count).
+    page = make_page("<!-- c --> text <table><tr><td>cell</td></tr></table>")
+    cell = by_text(render_one(renderer, page), "cell")
+    assert cell.dom_path == "html[0]/body[1]/table[0]/tbody[0]/tr[0]/td[0]"
+
+
+def test_link_and_heading_flags(renderer):
+    page = make_page(
+        '<h2><a href="/x">Linked heading</a></h2><a name="anchor">Not a link</a>'
+        '<p>See <a href="/y"><b>bold</b> link</a></p>'
+    )
+    rendered = render_one(renderer, page)
+    linked = by_text(rendered, "Linked heading")
+    assert linked.in_link and linked.heading_level == 2 and linked.tag == "a"
+    assert not by_text(rendered, "Not a link").in_link
+    merged_link = by_text(rendered, "bold link")
+    assert merged_link.merged and merged_link.in_link and merged_link.tag == "a"
+    assert by_text(rendered, "bold").bold and by_text(rendered, "bold").in_link
+
+
+def test_hidden_and_absent_text(renderer):
+    page = make_page(
+        '<p>shown</p><div style="display:none"><p>gone</p></div>'
+        '<p style="visibility:hidden">invisible</p>'
+        '<p style="position:absolute;left:-9999px">offscreen</p>'
+        '<p style="width:0;height:0;overflow:hidden;font-size:0">zero</p>'
+        "<script>var s = 'script text';</script><style>p{}</style><noscript>noscript text</noscript>"
+        "<template>template text</template>",
+        head="<style>.x{}</style>",
+    )
+    rendered = render_one(renderer, page)
+    texts = {b.text: b for b in rendered.blocks}
+    assert not texts["shown"].hidden
+    assert "gone" not in texts
+    assert texts["invisible"].hidden and texts["offscreen"].hidden and texts["zero"].hidden
+    for absent in ("var s = 'script text';", "p{}", ".x{}", "noscript text", "template text"):
+        assert absent not in texts
+
+
+def test_title_and_meta(renderer):
+    page = make_page(
+        "<p>body</p>",
+        head=(
+            "<title>  Lydia's\n Charm | Shop </title>"
+            '<meta property="og:title" content="Lydia&#39;s Charm">'
+            '<meta name="description" content="A  novel">'
+            '<meta name="Twitter:Title" content="Charm">'
+            '<meta name="viewport" content="width=device-width">'
+        ),
+    )
+    rendered = render_one(renderer, page)
+    assert rendered.title == "Lydia's Charm | Shop"
+    assert rendered.meta == (
+        ("og:title", "Lydia's Charm"),
+        ("description", "A novel"),
+        ("twitter:title", "Charm"),
+    )
+    assert rendered.meta_titles == ("Lydia's Charm", "Charm")
+
+
+class _CountingHandler(http.server.BaseHTTPRequestHandler):
+    hits: list[str] = []
+
+    def do_GET(self):  # noqa: N802 (http.server's name)
+        self.hits.append(self.path)
+        self.send_response(200)
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture()
+def local_server():
+    _CountingHandler.hits = []
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _CountingHandler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"127.0.0.1:{server.server_address[1]}", _CountingHandler.hits
+    server.shutdown()
+    server.server_close()
+
+
+def test_network_is_blocked(renderer, js_renderer, local_server):
+    host, hits = local_server
+    with urllib.request.urlopen(f"http://{host}/probe", timeout=5):  # the counter works (loopback only)
+        pass
+    assert hits == ["/probe"]
+    hits.clear()
+    resources = (
+        f'<link rel="stylesheet" href="http://{host}/style.css">'
+        '<link rel="stylesheet" href="http://cdn.example.com/site.css">'
+        f'<script src="http://{host}/app.js"></script>'
+    )
+    body = (
+        f'<img src="http://{host}/photo.png" alt="photo"><p>Offline page</p>'
+        f'<iframe src="http://{host}/frame.htm"></iframe>'
+        f'<p style="background:url(http://{host}/bg.png)">styled</p>'
+    )
+    script = (
+        "<script>var x = new XMLHttpRequest();"
+        f"x.open('GET', 'http://{host}/xhr', false); try {{ x.send(); }} catch (e) {{}}"
+        f"fetch('http://{host}/fetch').catch(() => 0);"
+        f"try {{ new WebSocket('ws://{host}/ws'); }} catch (e) {{}}"
+        f"new Image().src = 'http://{host}/beacon.gif';</script>"
+    )
+    for r, extra in ((renderer, ""), (js_renderer, script)):
+        before = r.n_requests_blocked
+        rendered = render_one(r, make_page(body + extra, head=resources))
+        assert by_text(rendered, "Offline page")
+        assert r.n_requests_blocked - before >= 3  # stylesheets and the frame at least
+    run_in_tab(js_renderer, make_page(body + script, head=resources), 0.5)  # let async requests try
+    assert hits == []
+
+
+def test_meta_refresh_does_not_navigate(renderer):
+    page = make_page(
+        "<p>Stay here</p>",
+        head='<meta http-equiv="refresh" content="0; url=http://shop.test/other.htm">',
+    )
+    assert [b.text for b in render_one(renderer, page).blocks] == ["Stay here"]
+    url, text = run_in_tab(renderer, page, 1.0)
+    assert url == "http://shop.test/p.htm" and text == "Stay here"
+
+
+def test_script_navigation_does_not_navigate(js_renderer):
+    page = make_page(
+        "<p>Original</p><script>location.href = 'http://elsewhere.test/';"
+        "setTimeout(() => location.replace('/moved.htm'), 0);</script>"
+    )
+    assert [b.text for b in render_one(js_renderer, page).blocks] == ["Original"]
+    url, text = run_in_tab(js_renderer, page, 1.0)
+    assert url == "http://shop.test/p.htm" and text == "Original"
+
+
+def test_javascript_switch(renderer, js_renderer):
+    page = make_page("<p>Static</p><script>document.write('<p>Written</p>')</script><noscript>NS</noscript>")
+    assert [b.text for b in render_one(renderer, page).blocks] == ["Static"]
+    assert [b.text for b in render_one(js_renderer, page).blocks] == ["Static", "Written"]
+
+
+def test_non_http_url_uses_placeholder(renderer):
+    page = make_page('<a href="other.htm">rel</a>', url="file:///dump/p.htm", path="dir/p.htm")
+    assert load_url(page) == "http://mainentity.invalid/dir/p.htm"
+    assert by_text(render_one(renderer, page), "rel").in_link
+
+
+def test_hanging_page_times_out_and_batch_goes_on():
+    settings = RenderSettings(javascript=True, concurrency=1, timeout_s=1.5, retries=1)
+    hang = make_page("<p>x</p><script>while (true) {}</script>", path="hang.htm")
+    fine = make_page("<p>after</p>", path="fine.htm")
+    with Renderer(settings) as r:
+        outcomes = {o.page.path: o for o in r.render([hang, fine])}
+        assert r.n_tabs_replaced == 2
+    assert outcomes["hang.htm"].rendered is None
+    assert outcomes["hang.htm"].error.startswith("shop/hang.htm: ")
+    assert "timed out after 1.5 s" in outcomes["hang.htm"].error
+    assert "2 attempt(s)" in outcomes["hang.htm"].error
+    assert outcomes["fine.htm"].error == ""
+    assert [b.text for b in outcomes["fine.htm"].rendered.blocks] == ["after"]
+
+
+class _CrashingRenderer(Renderer):
+    """Crashes its tab (chrome://crash) when loading crash pages: on every attempt, or the first only."""
+
+    def __init__(self, settings, always: bool):
+        super().__init__(settings)
+        self.always = always
+        self.n_crashes = 0
+
+    async def _load(self, tab, page):
+        if page.path.startswith("crash") and (self.always or self.n_crashes == 0):
+            self.n_crashes += 1
+            async with tab.page.expect_event("crash", timeout=10_000):
+                try:
+                    await tab.page.goto("chrome://crash")
+                except Exception:  # the crash aborts the navigation
+                    pass
+        return await super()._load(tab, page)
+
+
+@pytest.mark.parametrize("always", [False, True])
+def test_crashed_tab_is_replaced_and_batch_goes_on(always):
+    names = ["a", "crash", "b", "c"]
+    pages = [make_page(f"<p>page {i}</p>", path=f"{name}.htm") for i, name in enumerate(names)]
+    with _CrashingRenderer(RenderSettings(concurrency=1), always) as r:
+        outcomes = {o.page.path: o for o in r.render(pages)}
+        assert r.n_tabs_replaced == r.n_crashes == (2 if always else 1)
+    for name in ("a", "b", "c"):
+        assert outcomes[f"{name}.htm"].error == ""
+    crash = outcomes["crash.htm"]
+    if always:
+        assert crash.rendered is None and "crash.htm" in crash.error and "crashed" in crash.error
+    else:
+        assert crash.error == "" and [b.text for b in crash.rendered.blocks] == ["page 1"]
+
+
+def test_concurrent_batch_returns_every_page(renderer):
+    pages = [make_page(f"<h1>Item {i}</h1>", path=f"{i}.htm") for i in range(9)]
+    outcomes = list(renderer.render(iter(pages)))
+    assert sorted(o.page.path for o in outcomes) == sorted(p.path for p in pages)
+    for o in outcomes:
+        assert [b.text for b in o.rendered.blocks] == [f"Item {o.page.path.split('.')[0]}"]
+
+
+def test_render_requires_started_renderer():
+    with pytest.raises(RuntimeError, match="not started"):
+        list(Renderer().render([make_page("<p>x</p>")]))
+
+
+def test_cache_second_run_starts_no_browser(tmp_path):
+    pages = [make_page(f"<p>cached {i}</p>", path=f"{i}.htm") for i in range(3)]
+    first = {o.page.path: o for o in render_pages(pages, RenderSettings(concurrency=2), tmp_path)}
+    assert all(o.error == "" for o in first.values())
+    broken = RenderSettings(executable_path="/nonexistent/chromium", concurrency=2)
+    second = {o.page.path: o for o in render_pages(pages, broken, tmp_path)}
+    assert {p: o.rendered for p, o in second.items()} == {p: o.rendered for p, o in first.items()}
+    with pytest.raises(FileNotFoundError, match="apt-get install -y chromium"):
+        list(render_pages([make_page("<p>new</p>")], broken, tmp_path))
+
+
+def test_screenshot(renderer, tmp_path):
+    path = tmp_path / "shot.png"
+    renderer.screenshot(make_page("<h1>Shot</h1>"), path, boxes=[(8, 8, 100, 40)])
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
