@@ -8,7 +8,7 @@ imports torch.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import ClassVar
 
 from sklearn.base import BaseEstimator
@@ -18,6 +18,19 @@ from mainentity.records import Document, Prediction
 #: name -> "module:Class". Add a recogniser by adding its line here.
 _REGISTRY: dict[str, str] = {
     "msrbfn": "mainentity.recognizers.msrbfn:MSRBFNRecognizer",
+    "tta": "mainentity.recognizers.titler:TTARecognizer",
+    "titler-svm": "mainentity.recognizers.titler:TitlerSVMRecognizer",
+    "titler-knn": "mainentity.recognizers.titler:TitlerKNNRecognizer",
+    "titler-nb": "mainentity.recognizers.titler:TitlerNBRecognizer",
+    "titler-clus": "mainentity.recognizers.titler:TitlerClusRecognizer",
+    "title-tag": "mainentity.recognizers.baselines:TitleTagRecognizer",
+    "og-title": "mainentity.recognizers.baselines:OgTitleRecognizer",
+    "first-h1": "mainentity.recognizers.baselines:FirstH1Recognizer",
+    "trafilatura": "mainentity.recognizers.peers:TrafilaturaRecognizer",
+    "goose3": "mainentity.recognizers.peers:GooseRecognizer",
+    "newspaper4k": "mainentity.recognizers.peers:Newspaper4kRecognizer",
+    "readability-lxml": "mainentity.recognizers.peers:ReadabilityLxmlRecognizer",
+    "mozilla-readability": "mainentity.recognizers.peers:MozillaReadabilityRecognizer",
 }
 
 
@@ -47,6 +60,39 @@ class Recognizer(BaseEstimator):
         for one bad page.
         """
         raise NotImplementedError
+
+
+def predict_each(documents: Sequence[Document], answer: Callable[[Document], Prediction]) -> list[Prediction]:
+    """Apply ``answer`` to each document; a document whose answer raises gets an error prediction.
+
+    Parameters
+    ----------
+    documents : sequence of Document
+    answer : callable
+        ``answer(document) -> Prediction``.
+
+    Returns
+    -------
+    predictions : list of Prediction
+        One per document, in order; ``error`` is ``"<ExceptionType>: <message>"`` for a failed page.
+
+    Examples
+    --------
+    >>> from mainentity.records import Page
+    >>> page = Page("site", "a.html", "http://x/a.html", "")
+    >>> predict_each([Document(page)], lambda document: 1 / 0)[0].error
+    'ZeroDivisionError: division by zero'
+    """
+    predictions = []
+    for document in documents:
+        try:
+            predictions.append(answer(document))
+        except Exception as error:  # noqa: BLE001 - one bad page must not stop the batch
+            page = document.page
+            predictions.append(
+                Prediction(page.site_id, page.path, page.url, error=f"{type(error).__name__}: {error}")
+            )
+    return predictions
 
 
 def recognizer_names() -> list[str]:

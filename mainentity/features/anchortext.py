@@ -1,0 +1,142 @@
+"""Anchor-text features g in G of Carullo & Binaghi (2010), section 3.1: g_dice, and the gamma sets.
+
+For a text block b and the set A of the page's incoming link anchor texts (ILA), the anchor-text
+representation is the set gamma = {(g(a, b) for g in G) : a in A}, of variable size |A|. All the gamma
+sets of a page come from one anchor x block matrix per feature.
+
+A page with no incoming anchors has gamma = {0} (one all-zero vector) for every block: "no anchor
+agrees with the block". The EMD between sets is undefined for an empty set (it carries no mass to
+move), and {0} is exactly what a page whose anchors share no term with the block gives, so pages
+without anchors sit with the blocks that no anchor names, instead of needing a separate code path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from mainentity.features.textblock import term_counts
+
+#: Names of the anchor-text features, in the column order of :func:`anchortext_features`' default.
+ANCHORTEXT_FEATURES = ("dice",)
+
+
+def check_anchortext_features(names: Sequence[str]) -> tuple[str, ...]:
+    """Validate a list of anchor-text feature names (the set G); return it as a tuple.
+
+    Parameters
+    ----------
+    names : sequence of str
+        Feature names, each one of :data:`ANCHORTEXT_FEATURES`; may be empty (G = {}).
+
+    Returns
+    -------
+    names : tuple of str
+
+    Raises
+    ------
+    ValueError
+        If a name is unknown (the message lists the valid ones) or repeated, or ``names`` is a string.
+
+    Examples
+    --------
+    >>> check_anchortext_features(["dice"])
+    ('dice',)
+    """
+    if isinstance(names, str):
+        raise ValueError(f"anchor-text features must be a list of names, not the string {names!r}")
+    names = tuple(names)
+    unknown = [name for name in names if name not in ANCHORTEXT_FEATURES]
+    if unknown:
+        raise ValueError(
+            f"unknown anchor-text feature(s) {', '.join(map(repr, unknown))}; "
+            f"valid: {', '.join(ANCHORTEXT_FEATURES)}"
+        )
+    if len(set(names)) != len(names):
+        raise ValueError(f"anchor-text features must not repeat; got {list(names)}")
+    return names
+
+
+def dice_matrix(texts_a: Sequence[str], texts_b: Sequence[str]) -> np.ndarray:
+    """Token Dice coefficient g_dice(a, b) = 2C / (|a| + |b|) of every pair of texts.
+
+    Terms are the distinct letter-digit tokens (:func:`mainentity.text.tokenize`) of a text, so C is the
+    number of terms a and b share and |a|, |b| are their numbers of distinct terms. Two texts with no
+    terms at all get 0.
+
+    Parameters
+    ----------
+    texts_a : sequence of str
+        E.g. the anchor texts A.
+    texts_b : sequence of str
+        E.g. the text blocks B.
+
+    Returns
+    -------
+    dice : ndarray of shape (len(texts_a), len(texts_b))
+        Values in [0, 1]; 1 when both texts have the same set of terms.
+
+    References
+    ----------
+    .. [1] Carullo & Binaghi (2010), KDIR, section 3.1 (g_dice); Frakes & Baeza-Yates (1992).
+
+    Examples
+    --------
+    >>> dice_matrix(["IKEA STOCKHOLM rahi"], ["IKEA STOCKHOLM", "Put in your basket", ""])
+    array([[0.8, 0. , 0. ]])
+    """
+    incidence = term_counts([*texts_a, *texts_b])[0].sign()
+    incidence_a, incidence_b = incidence[: len(texts_a)], incidence[len(texts_a) :]
+    common = (incidence_a @ incidence_b.T).toarray()
+    sizes = np.add.outer(incidence_a.sum(axis=1).A1, incidence_b.sum(axis=1).A1)
+    return np.divide(2.0 * common, sizes, out=np.zeros_like(common), where=sizes > 0)
+
+
+def anchortext_features(
+    block_texts: Sequence[str], anchors: Sequence[str], features: Sequence[str] = ANCHORTEXT_FEATURES
+) -> list[np.ndarray]:
+    """The gamma set of every text block of a page: one feature vector per incoming anchor text.
+
+    Parameters
+    ----------
+    block_texts : sequence of str
+        Texts of the page's text blocks.
+    anchors : sequence of str
+        The page's incoming link anchor texts A (``Page.anchors``); may be empty.
+    features : sequence of str, default ("dice",)
+        The set G, in column order; must not be empty (with G = {} there is no anchor space).
+
+    Returns
+    -------
+    gammas : list of n_blocks ndarrays of shape (max(len(anchors), 1), len(features))
+        ``gammas[i][k, j]`` is feature ``features[j]`` of (anchors[k], block_texts[i]). With no
+        anchors each gamma is ``[[0, ..., 0]]``, the set {0} (see the module docstring).
+
+    Raises
+    ------
+    ValueError
+        If ``features`` is empty, or a name is unknown or repeated.
+
+    References
+    ----------
+    .. [1] Carullo & Binaghi (2010), KDIR, section 3.1 (the Gamma space).
+
+    Examples
+    --------
+    >>> gammas = anchortext_features(["Sweet Time", "Put in your basket"], ["Sweet Time", "Basket"])
+    >>> [gamma.ravel().tolist() for gamma in gammas]
+    [[1.0, 0.0], [0.0, 0.4]]
+    >>> anchortext_features(["Sweet Time"], [])[0]
+    array([[0.]])
+    """
+    features = check_anchortext_features(features)
+    if not features:
+        raise ValueError("anchortext_features needs at least one feature (G must not be empty)")
+    if len(anchors) == 0:
+        return list(np.zeros((len(block_texts), 1, len(features))))
+    return list(np.stack([_FEATURE_FUNCTIONS[name](block_texts, anchors) for name in features], axis=-1))
+
+
+#: name -> function(block_texts, anchors) -> ndarray of shape (n_blocks, n_anchors).
+_FEATURE_FUNCTIONS = {"dice": dice_matrix}

@@ -1,0 +1,113 @@
+"""The main job end to end: train, predict and evaluate through the CLI, on the sample and on real pages."""
+
+import dataclasses
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from conftest import REPO, SAMPLE_SHOP
+from mainentity.cli import main
+from mainentity.config import load_config
+from mainentity.evaluation.metrics import rouge1
+from mainentity.pipeline import iter_documents, load_pages
+from mainentity.runs import train
+
+CONFIGS = sorted((REPO / "configs").glob("*.yaml"))
+
+
+def quick_config(path, tmp_path, render_cache_dir, **data):
+    """A config file's settings with a small data slice, writing into tmp_path."""
+    config = load_config(path)
+    datasets = tuple(str(REPO / d) if not Path(d).is_absolute() else d for d in config.data.datasets)
+    return dataclasses.replace(
+        config,
+        data=dataclasses.replace(config.data, datasets=datasets, **data),
+        render=dataclasses.replace(config.render, cache_dir=str(render_cache_dir)),
+        output=dataclasses.replace(config.output, runs_dir=str(tmp_path / "runs")),
+    )
+
+
+def test_bad_arguments_exit_with_status_2(tmp_path, capsys):
+    assert main(["train", str(tmp_path / "missing.yaml")]) == 2
+    assert main(["predict", str(tmp_path), str(SAMPLE_SHOP), "-o", str(tmp_path / "p.jsonl")]) == 2
+    assert "not a model directory" in capsys.readouterr().err
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("path", CONFIGS, ids=lambda path: path.stem)
+def test_smoke_run_of_every_config_writes_its_run_directory(path, tmp_path, render_cache_dir):
+    if "../shared" in path.read_text() and not (REPO.parent / "shared" / "datasets").is_dir():
+        pytest.skip("shared datasets not found")
+    config = quick_config(path, tmp_path, render_cache_dir, max_pages=6)
+    run_dir = train(config)
+    for name in ("model.joblib", "config.yaml", "meta.json", "predictions.jsonl", "report.md", "summary.csv"):
+        assert (run_dir / name).is_file(), name
+    meta = json.loads((run_dir / "meta.json").read_text())
+    assert meta["n_train_pages"] + meta["n_test_pages"] == 6
+    assert len((run_dir / "predictions.jsonl").read_text().splitlines()) == meta["n_test_pages"]
+
+
+@pytest.mark.browser
+def test_train_predict_evaluate_on_the_sample_shop(tmp_path, render_cache_dir):
+    config_path = tmp_path / "sample.yaml"
+    config_path.write_text(
+        f"defaults: [{REPO / 'configs' / 'sample-msrbfn.yaml'}]\n"
+        f"data: {{datasets: ['{SAMPLE_SHOP}']}}\n"
+        f"render: {{cache_dir: '{render_cache_dir}'}}\n"
+        f"output: {{runs_dir: '{tmp_path / 'runs'}'}}\n"
+    )
+    assert main(["train", str(config_path)]) == 0
+    model_dir = tmp_path / "runs" / "sample-msrbfn"
+
+    # A copy of the site with two bad pages: the batch goes on and reports them.
+    site = tmp_path / "site"
+    shutil.copytree(SAMPLE_SHOP / "sites" / "sample-shop", site)
+    (site / "manifest.jsonl").unlink()
+    (site / "pages" / "empty.html").write_bytes(b"")
+    (site / "pages" / "binary.html").write_bytes(bytes(range(256)) * 20)
+    out = tmp_path / "predictions.csv"
+    assert main(["predict", str(model_dir), str(site), "-o", str(out), "--base-url", "https://shop.example/"]) == 0
+    rows = pd.read_csv(out, keep_default_na=False)
+    assert len(rows) == 44 and rows["path"].is_unique
+    errors = rows.set_index("path")["error"]
+    assert "empty" in errors["pages/empty.html"] and errors["pages/binary.html"]
+    good = rows[rows["error"] == ""]
+    assert len(good) == 42 and (good["main_entity"] != "").all()
+    assert (good["width"].astype(float) > 0).all()
+
+    # Running again resumes: nothing new to write.
+    assert main(["predict", str(model_dir), str(site), "-o", str(out), "--base-url", "https://shop.example/"]) == 0
+    assert len(pd.read_csv(out)) == 44
+
+    assert main(["evaluate", str(model_dir), str(SAMPLE_SHOP), "-o", str(tmp_path / "eval")]) == 0
+    summary = pd.read_csv(tmp_path / "eval" / "summary.csv")
+    assert summary.loc[0, "n_pages"] == 42
+
+
+@pytest.mark.browser
+@pytest.mark.shared_data
+def test_msrbfn_on_real_pages_beats_trivial_baselines(tmp_path, render_cache_dir, shared_datasets):
+    """Train on 60 christianbook pages, test on 30; compare with answers that need no learning."""
+    config = quick_config(
+        REPO / "configs" / "christianbook-msrbfn.yaml", tmp_path, render_cache_dir, max_pages=90
+    )
+    run_dir = train(config)
+    summary = pd.read_csv(run_dir / "summary.csv").iloc[0]
+
+    test_paths = {json.loads(line)["path"] for line in (run_dir / "predictions.jsonl").read_text().splitlines()}
+    pages = [p for p in load_pages(config.data.datasets).pages if p.path in test_paths]
+    first_block, random_block = [], []
+    rng = np.random.default_rng(0)
+    for page, document, _ in iter_documents(pages, needs_render=True, render=config.render):
+        visible = [block.text for block in document.rendered.blocks if not block.hidden]
+        label = page.main_entity[0]
+        first_block.append(rouge1(visible[0], label)[2])
+        random_block.append(rouge1(visible[rng.integers(len(visible))], label)[2])
+    assert len(first_block) == 30
+    baseline = max(np.mean(first_block), np.mean(random_block))
+    assert summary["rouge1_f"] > baseline + 0.4, (summary["rouge1_f"], baseline)
+    assert summary["h_f1"] > 0.5
