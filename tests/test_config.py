@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 
 from mainentity.config import ConfigError, config_from_dict, load_config
-from mainentity.recognizers.base import make_recognizer
+from mainentity.recognizers.base import Recognizer, make_recognizer
 
 CONFIGS = sorted(Path(__file__).resolve().parents[1].joinpath("configs").glob("*.yaml"))
 
@@ -19,7 +19,8 @@ def test_every_config_loads_and_builds_its_model(path):
     assert config.name == path.stem
     assert config.data.datasets
     recognizer = make_recognizer(config.model.name, **config.model.params)
-    assert recognizer.get_params()
+    assert isinstance(recognizer, Recognizer)
+    assert recognizer.get_params() == {**recognizer.get_params(), **config.model.params}
 
 
 def test_defaults_are_merged_and_overridden(tmp_path):
