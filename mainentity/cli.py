@@ -37,6 +37,23 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("model", help="model directory written by 'train'")
     evaluate.add_argument("dataset", help="labeled dataset (sites/<id>/manifest.jsonl) or site dump")
     evaluate.add_argument("-o", "--output", help="report directory (default MODEL/evaluations/<dataset>)")
+
+    benchmark = commands.add_parser(
+        "benchmark", help="score every model and peer of a benchmark config on the same test pages"
+    )
+    benchmark.add_argument("config", help="benchmark YAML file (see configs/benchmark.yaml)")
+    benchmark.add_argument("--systems", nargs="+", help="only these system labels")
+    benchmark.add_argument("--datasets", nargs="+", help="only these dataset labels")
+    benchmark.add_argument("--max-pages", type=int, help="use at most this many labeled pages per dataset")
+
+    explain = commands.add_parser(
+        "explain", help="draw the predicted main entity and the top candidates on a screenshot of a page"
+    )
+    explain.add_argument("model", help="model directory written by 'train'")
+    explain.add_argument("page", help="an HTML file")
+    explain.add_argument("-o", "--output", required=True, help="PNG file to write")
+    explain.add_argument("--url", help="the page's URL (default: its <base href> or file URI)")
+    explain.add_argument("--top", type=int, default=5, help="how many candidate boxes to draw")
     return parser
 
 
@@ -54,6 +71,23 @@ def run_command(args: argparse.Namespace) -> int:
     elif args.command == "evaluate":
         out_dir = runs.evaluate(args.model, args.dataset, args.output)
         print(f"report written to {out_dir / 'report.md'}")
+    elif args.command == "benchmark":
+        from mainentity.benchmark.run import run_benchmark
+        from mainentity.config import load_benchmark_config
+
+        out_dir = run_benchmark(
+            load_benchmark_config(args.config),
+            systems=args.systems,
+            datasets=args.datasets,
+            max_pages=args.max_pages,
+            command=" ".join(["mainentity", *sys.argv[1:]]),
+        )
+        print(f"benchmark report written to {out_dir}")
+    elif args.command == "explain":
+        from mainentity.explain import explain
+
+        prediction = explain(args.model, args.page, args.output, url=args.url, top_k=args.top)
+        print(f"{prediction.main_entity!r} (score {prediction.score:.3f}); screenshot written to {args.output}")
     return 0
 
 

@@ -265,6 +265,100 @@ def load_config(path: str | Path) -> Config:
     return config_from_dict(_read_yaml(Path(path)), source=str(path))
 
 
+@dataclass(frozen=True)
+class SystemConfig:
+    """One system of a benchmark: a label for the report, its model and its cleaning."""
+
+    label: str
+    model: ModelConfig
+    cleaning: CleaningConfig = field(default_factory=CleaningConfig)
+
+
+@dataclass(frozen=True)
+class BenchmarkConfig:
+    """A benchmark: every system trained and scored on the same split of every dataset.
+
+    Attributes
+    ----------
+    datasets : tuple of (str, DataConfig)
+        ``(label, data section)`` per dataset; each is split on its own with ``seed``.
+    systems : tuple of SystemConfig
+        Our models (trained on each dataset's train split) and the peers (no training).
+    render : RenderConfig
+        Shared by all systems, so pages are rendered (and cached) once.
+    n_resamples : int
+        Bootstrap resamples for the 95% confidence intervals.
+    results_dir : str
+        The report goes to ``<results_dir>/<name>/``.
+    """
+
+    name: str = "benchmark"
+    seed: int = 0
+    datasets: tuple[tuple[str, DataConfig], ...] = ()
+    systems: tuple[SystemConfig, ...] = ()
+    render: RenderConfig = field(default_factory=RenderConfig)
+    n_resamples: int = 1000
+    results_dir: str = "benchmarks/results"
+
+
+def _section(entry, section: str, base: Path, source: str) -> tuple[str, dict]:
+    """A benchmark entry: a group file name (its ``section`` is used) or an inline mapping."""
+    if isinstance(entry, str):
+        raw = _read_yaml(base / entry)
+        if section not in raw:
+            raise ConfigError(f"{source}: {entry} has no '{section}' section")
+        return Path(entry).stem, raw[section]
+    if not isinstance(entry, dict):
+        raise ConfigError(f"{source}: a '{section}' entry must be a file name or a mapping; got {entry!r}")
+    return "", entry
+
+
+def load_benchmark_config(path: str | Path) -> BenchmarkConfig:
+    """Read a benchmark YAML file into a :class:`BenchmarkConfig`.
+
+    ``datasets`` lists data group files (``data/christianbook.yaml``) or inline ``data`` mappings with
+    a ``label``; ``systems`` lists ``{label, model, cleaning}`` where ``model`` is a model group file
+    or an inline ``{name, params}`` mapping. Paths are relative to the benchmark file.
+
+    Raises
+    ------
+    ConfigError
+        On an unknown key, an unreadable group file or a duplicate label; the message names the key.
+    """
+    source = str(path)
+    base = Path(path).parent
+    raw = _read_yaml(Path(path))
+    unknown = sorted(set(raw) - {f.name for f in dataclasses.fields(BenchmarkConfig)})
+    if unknown:
+        raise ConfigError(f"{source}: unknown key '{unknown[0]}'")
+    datasets = []
+    for i, entry in enumerate(raw.pop("datasets", []) or []):
+        label, data = _section(entry, "data", base, source)
+        data = dict(data)
+        label = str(data.pop("label", label or f"dataset{i}"))
+        datasets.append((label, _build(DataConfig, data, f"datasets[{i}].", source)))
+    systems = []
+    for i, entry in enumerate(raw.pop("systems", []) or []):
+        if not isinstance(entry, dict) or "model" not in entry:
+            raise ConfigError(f"{source}: 'systems[{i}]' must be a mapping with a 'model'; got {entry!r}")
+        entry = dict(entry)
+        model_label, model = _section(entry.pop("model"), "model", base, source)
+        entry["model"] = model
+        entry.setdefault("label", model_label or model.get("name", f"system{i}"))
+        systems.append(_build(SystemConfig, entry, f"systems[{i}].", source))
+    for kind, labels in (("dataset", [d[0] for d in datasets]), ("system", [s.label for s in systems])):
+        duplicates = sorted({label for label in labels if labels.count(label) > 1})
+        if duplicates:
+            raise ConfigError(f"{source}: {kind} label {duplicates[0]!r} is used twice")
+    rest = _build(BenchmarkConfig, raw, "", source)
+    for i, system in enumerate(systems):
+        if system.cleaning.method not in CLEANING_METHODS:
+            raise ConfigError(
+                f"{source}: 'systems[{i}].cleaning.method' must be one of {', '.join(CLEANING_METHODS)}"
+            )
+    return dataclasses.replace(rest, datasets=tuple(datasets), systems=tuple(systems))
+
+
 def config_to_dict(config: Config) -> dict:
     """The resolved config as plain data, ready for ``yaml.safe_dump`` (tuples become lists)."""
 
