@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from mainentity.config import CleaningConfig, DataConfig, RenderConfig
 from mainentity.linkgraph import with_incoming_anchors
-from mainentity.records import Document, Page, Prediction
 from mainentity.recognizers.base import Recognizer
+from mainentity.records import Document, Page, Prediction
 from mainentity.sitedump import PageFailure, read_dataset
 
 logger = logging.getLogger(__name__)

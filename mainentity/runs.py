@@ -28,6 +28,7 @@ from tqdm import tqdm
 
 from mainentity import __version__
 from mainentity.config import Config, config_from_dict, config_to_dict
+from mainentity.evaluation.report import write_text_atomic
 from mainentity.pipeline import (
     clean_documents,
     data_summary,
@@ -56,12 +57,6 @@ class TrainedModel:
     config: Config
     recognizer: Recognizer
     cleaners: dict
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def _progress(iterable, total: int, desc: str):
@@ -109,7 +104,7 @@ def train(config: Config) -> Path:
     recognizer = build_recognizer(config)
     run_dir = Path(config.output.runs_dir) / config.name
     run_dir.mkdir(parents=True, exist_ok=True)
-    _write_atomic(run_dir / "config.yaml", yaml.safe_dump(config_to_dict(config), sort_keys=False))
+    write_text_atomic(run_dir / "config.yaml", yaml.safe_dump(config_to_dict(config), sort_keys=False))
 
     loaded = load_pages(
         config.data.datasets,
@@ -179,7 +174,7 @@ def train(config: Config) -> Path:
         "timings": {key: round(value, 3) for key, value in timings.items()},
         "test_summary": summary,
     }
-    _write_atomic(run_dir / "meta.json", json.dumps(meta, indent=2, default=str))
+    write_text_atomic(run_dir / "meta.json", json.dumps(meta, indent=2, default=str))
     logger.info("run written to %s (%.1f s)", run_dir, timings["total_s"])
     return run_dir
 
@@ -237,7 +232,8 @@ def predict(
                 writer.write(Prediction(failure.site_id, failure.path, "", error=failure.reason))
         todo = [page for page in loaded.pages if page_key(page) not in writer.done]
         if len(todo) < len(loaded.pages):
-            logger.info("resuming: %d of %d pages already in %s", len(loaded.pages) - len(todo), len(loaded.pages), output)
+            n_done = len(loaded.pages) - len(todo)
+            logger.info("resuming: %d of %d pages already in %s", n_done, len(loaded.pages), output)
         cleaners = _cleaners_for(model, todo)
         stream = iter_documents(todo, needs_render=model.recognizer.needs_render, render=model.config.render)
         predict_documents(

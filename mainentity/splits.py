@@ -61,6 +61,6 @@ def split_pages(
         chosen = [page.site_id in train_sites for page in pages]
     else:
         raise ValueError(f"unknown split method {method!r}; valid: random, by-site")
-    train = [page for page, is_train in zip(pages, chosen) if is_train]
-    test = [page for page, is_train in zip(pages, chosen) if not is_train]
+    train = [page for page, is_train in zip(pages, chosen, strict=True) if is_train]
+    test = [page for page, is_train in zip(pages, chosen, strict=True) if not is_train]
     return train, test

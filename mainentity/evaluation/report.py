@@ -43,7 +43,9 @@ __all__ = [
     "page_labels",
     "per_site",
     "summarize",
+    "with_intervals",
     "write_report",
+    "write_text_atomic",
 ]
 
 #: Columns of a per-page table, in order. ``gold`` is the label alternative the text metrics used,
@@ -311,7 +313,7 @@ def markdown_table(df: pd.DataFrame, floatfmt: str = ".3f") -> str:
     return "\n".join(lines)
 
 
-def _with_intervals(summary: pd.DataFrame, floatfmt: str) -> pd.DataFrame:
+def with_intervals(summary: pd.DataFrame, floatfmt: str) -> pd.DataFrame:
     """Fold ``m_low``/``m_high`` columns into the ``m`` column as ``"0.812 [0.790, 0.830]"``."""
     table = summary.copy()
     for column in list(table.columns):
@@ -326,12 +328,26 @@ def _with_intervals(summary: pd.DataFrame, floatfmt: str) -> pd.DataFrame:
     return table
 
 
-def _write_atomic(path: Path, text: str) -> None:
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _current_umask()
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and ``os.replace``: readers never see half a file.
+
+    The file gets the usual permissions (0666 less the umask), not ``tempfile``'s 0600.
+    """
     with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.",
                                      suffix=".tmp", delete=False, newline="") as handle:
         handle.write(text)
         tmp = Path(handle.name)
     try:
+        os.chmod(tmp, 0o666 & ~_UMASK)
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
@@ -394,9 +410,9 @@ def write_report(
         "per_site": out / "per_site.csv",
         "report": out / "report.md",
     }
-    _write_atomic(paths["per_page"], per_page.to_csv(index=False))
-    _write_atomic(paths["summary"], summary.to_csv(index=False))
-    _write_atomic(paths["per_site"], sites.to_csv(index=False))
+    write_text_atomic(paths["per_page"], per_page.to_csv(index=False))
+    write_text_atomic(paths["summary"], summary.to_csv(index=False))
+    write_text_atomic(paths["per_site"], sites.to_csv(index=False))
     site_columns = [c for c in ["system", "dataset", "site_id", *_COUNT_COLUMNS, *_SITE_TABLE_METRICS]
                     if c in sites.columns]
     notes_md = "\n".join(f"- {note}" for note in [*notes, *_DEFINITIONS])
@@ -405,8 +421,8 @@ def write_report(
         level = f"{confidence:.0%} " if confidence is not None else ""
         notes_md += f"\n- [low, high]: {level}bootstrap percentile confidence interval over pages."
     report = (
-        f"# {title}\n\n## Overall\n\n{markdown_table(_with_intervals(summary, '.3f'))}\n\n"
+        f"# {title}\n\n## Overall\n\n{markdown_table(with_intervals(summary, '.3f'))}\n\n"
         f"## Per site\n\n{markdown_table(sites[site_columns])}\n\n## Notes\n\n{notes_md}\n"
     )
-    _write_atomic(paths["report"], report)
+    write_text_atomic(paths["report"], report)
     return paths
