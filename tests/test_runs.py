@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-
 from conftest import REPO, SAMPLE_SHOP
+
 from mainentity.cli import main
 from mainentity.config import load_config
 from mainentity.evaluation.metrics import rouge1
