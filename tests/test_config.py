@@ -2,10 +2,13 @@ from pathlib import Path
 
 import pytest
 
-from mainentity.config import ConfigError, config_from_dict, load_config
+from mainentity.config import ConfigError, config_from_dict, load_benchmark_config, load_config
 from mainentity.recognizers.base import Recognizer, make_recognizer
 
-CONFIGS = sorted(Path(__file__).resolve().parents[1].joinpath("configs").glob("*.yaml"))
+CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs"
+# Run configs; benchmark*.yaml files are benchmark configs (systems x datasets).
+CONFIGS = sorted(path for path in CONFIG_DIR.glob("*.yaml") if not path.name.startswith("benchmark"))
+BENCHMARK_CONFIGS = sorted(CONFIG_DIR.glob("benchmark*.yaml"))
 
 
 def test_there_are_configs():
@@ -60,3 +63,20 @@ def test_unknown_model_parameter_is_named():
         make_recognizer("msrbfn", m3=4)
     with pytest.raises(ValueError, match="valid names"):
         make_recognizer("no-such-model")
+
+
+@pytest.mark.parametrize("path", BENCHMARK_CONFIGS, ids=lambda path: path.name)
+def test_every_benchmark_config_loads_and_builds_its_models(path):
+    config = load_benchmark_config(path)
+    assert config.datasets and config.systems
+    for system in config.systems:
+        assert isinstance(make_recognizer(system.model.name, **system.model.params), Recognizer)
+
+
+def test_benchmark_config_errors_name_the_entry(tmp_path):
+    (tmp_path / "b.yaml").write_text("systems:\n  - {label: a, model: {name: tta}}\n  - {label: a, model: {name: tta}}\n")
+    with pytest.raises(ConfigError, match="system label 'a' is used twice"):
+        load_benchmark_config(tmp_path / "b.yaml")
+    (tmp_path / "c.yaml").write_text("systems:\n  - {label: a, model: {name: tta}, clean: {}}\n")
+    with pytest.raises(ConfigError, match="unknown key 'systems\\[0\\].clean'"):
+        load_benchmark_config(tmp_path / "c.yaml")

@@ -16,7 +16,7 @@ from mainentity.evaluation.metrics import rouge1
 from mainentity.pipeline import iter_documents, load_pages
 from mainentity.runs import train
 
-CONFIGS = sorted((REPO / "configs").glob("*.yaml"))
+CONFIGS = sorted(path for path in (REPO / "configs").glob("*.yaml") if not path.name.startswith("benchmark"))
 
 
 def quick_config(path, tmp_path, render_cache_dir, **data):
