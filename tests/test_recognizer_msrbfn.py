@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -116,18 +117,18 @@ def test_hidden_blocks_are_neither_features_nor_answers():
 
 def test_pages_that_cannot_be_answered_get_errors_and_the_batch_goes_on():
     recognizer = MSRBFNRecognizer(m1=10, m2=5, pi=3, random_state=0).fit(TRAIN)
-    hidden_only = RenderedPage("t", (), (block("x", hidden=True),))
+    no_blocks = RenderedPage("t", (), ())
     bad_font = RenderedPage("t", (), (block("x", font_size=math.nan),))
     documents = [
         Document(TEST[0].page),
-        Document(TEST[1].page, hidden_only),
+        Document(TEST[1].page, no_blocks),
         TEST[1],
         Document(TEST[2].page, bad_font),
     ]
     predictions = recognizer.predict(documents)
     assert [prediction.error for prediction in predictions][:3] == [
         "page not rendered",
-        "no visible text blocks",
+        "no text blocks",
         "",
     ]
     assert "non-finite" in predictions[3].error
@@ -136,6 +137,26 @@ def test_pages_that_cannot_be_answered_get_errors_and_the_batch_goes_on():
         predictions[0].main_entity == "" and math.isnan(predictions[0].score) and predictions[0].bbox is None
     )
     assert recognizer.predict([]) == []
+
+
+def test_page_without_visible_blocks_is_answered_from_all_its_blocks():
+    recognizer = MSRBFNRecognizer(m1=10, m2=5, pi=3, random_state=0).fit(TRAIN)
+    document = TEST[1]
+    shown = recognizer.predict([document])[0]
+    # The same page seen wholly hidden (e.g. anti-flicker CSS the renderer could not lift).
+    hidden_blocks = tuple(replace(b, hidden=True) for b in document.rendered.blocks)
+    all_hidden = replace(document.rendered, blocks=hidden_blocks)
+    blocks, theta, gammas = page_features(document.page, all_hidden, ("intitle", "fsize", "fbold"), ("dice",))
+    assert blocks == list(all_hidden.blocks) and theta.shape == (9, 3) and len(gammas) == 9
+    (prediction,) = recognizer.predict([Document(document.page, all_hidden)])
+    assert prediction.error == "" and prediction.main_entity == PRODUCTS[10] == shown.main_entity
+    assert prediction.bbox == shown.bbox == (10.0, 100.0, 300.0, 20.0)
+    scores = recognizer.model_.decision_function(theta, gammas)
+    assert prediction.score == pytest.approx(scores.max())
+    # One visible block is enough to leave the hidden ones out, however well they would score.
+    one_shown = replace(all_hidden, blocks=(*hidden_blocks[:-1], replace(hidden_blocks[-1], hidden=False)))
+    (prediction,) = recognizer.predict([Document(document.page, one_shown)])
+    assert prediction.main_entity == "Copyright Christian Books Store"
 
 
 def test_predict_in_chunks_gives_the_same_answers(monkeypatch):

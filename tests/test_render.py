@@ -165,6 +165,54 @@ def test_hidden_and_absent_text(renderer):
         assert absent not in texts
 
 
+# Root-level hiding that only a page's own scripts would lift (blocks.js, "root un-hiding").
+ROOT_HIDING = {
+    "frame-busting": (
+        "<style>html { display: none; }</style>"
+        "<script>if (self == top) { document.documentElement.style.display = 'block'; }</script>"
+    ),
+    "anti-flicker": '<style id="flicker">body { visibility: hidden !important; }</style>',
+    "loading-class": "<style>body.loading { display: none }</style>",
+    "async-hide": '<style>.async-hide { opacity: 0 !important; visibility: hidden; }</style>',
+}
+HIDDEN_INSIDE = (
+    '<h1 style="margin-top:900px">Headline</h1><p>Story text</p>'
+    '<p style="visibility:hidden">secret</p><div style="display:none"><p>gone</p></div>'
+)
+
+
+@pytest.mark.parametrize("name", sorted(ROOT_HIDING))
+def test_wholly_hidden_page_is_unhidden_but_hiding_inside_it_is_kept(renderer, name):
+    html = make_page(HIDDEN_INSIDE, head=ROOT_HIDING[name]).html
+    html = html.replace("<html>", '<html class="async-hide">').replace("<body>", '<body class="loading">')
+    rendered = render_one(renderer, Page("shop", "p.htm", "http://shop.test/p.htm", html))
+    texts = {b.text: b for b in rendered.blocks}
+    assert sorted(texts) == ["Headline", "Story text", "secret"]
+    assert not texts["Headline"].hidden and not texts["Story text"].hidden
+    assert texts["secret"].hidden
+    assert texts["Headline"].y == pytest.approx(900.0, abs=1.0)  # its margin collapses with body's
+    assert rendered.height >= 900.0 + texts["Headline"].height
+
+
+def test_anti_flicker_style_is_unhidden_with_javascript_on(js_renderer):
+    page = make_page(
+        "<p>Story</p><script>setTimeout(() => document.getElementById('flicker').remove(), 60000)</script>",
+        head=ROOT_HIDING["anti-flicker"],
+    )
+    assert [(b.text, b.hidden) for b in render_one(js_renderer, page).blocks] == [("Story", False)]
+
+
+def test_screenshot_shows_the_unhidden_page(renderer, tmp_path):
+    box = '<div style="width:300px;height:200px;background:#000"></div>'
+    shots = {}
+    for name, head in (("hidden", ROOT_HIDING["frame-busting"]), ("plain", ""), ("blank", None)):
+        shots[name] = tmp_path / f"{name}.png"
+        page = make_page("" if head is None else box, head=head or "")
+        renderer.screenshot(page, shots[name], full_page=False)
+    assert shots["hidden"].read_bytes() == shots["plain"].read_bytes()
+    assert shots["plain"].read_bytes() != shots["blank"].read_bytes()
+
+
 def test_title_and_meta(renderer):
     page = make_page(
         "<p>body</p>",

@@ -8,6 +8,13 @@
 // comes right after the blocks of its content (the paper lists it last). Not walked: SKIP elements and
 // display:none subtrees. Images and SKIP/display:none children neither split a merge nor add text.
 //
+// Root un-hiding: a page is never hidden as a whole. `display: none`, a `visibility` other than
+// "visible" or `opacity: 0` on <html> or <body> is anti-flicker or frame-busting CSS (e.g.
+// `html { display: none }` until a script finds the page is not framed, or an A/B-testing
+// `body { visibility: hidden !important }` until a script removes it) that the page's own, blocked,
+// scripts would lift; it is overridden with inline `!important` styles before anything is measured.
+// Hiding below <body> is kept as it is. This changes the page's DOM (screenshots rely on it).
+//
 // Returns a JSON string:
 //   {"url", "title", "meta": [[key, content], ...], "width", "height",
 //    "blocks": [[text, tag, dom_path, font_size, font_weight, bold, x, y, width, height,
@@ -30,6 +37,16 @@
 
   const doc = document.documentElement;
   const body = document.body;
+
+  function unhide(el) {
+    if (el === null) return;
+    const style = getComputedStyle(el);
+    if (style.display === "none") el.style.setProperty("display", "block", "important");
+    if (style.visibility !== "visible") el.style.setProperty("visibility", "visible", "important");
+    if (parseFloat(style.opacity) === 0) el.style.setProperty("opacity", "1", "important");
+  }
+  unhide(doc);  // first: <body>'s computed style inherits from it
+  unhide(body);
   const pageWidth = Math.max(doc ? doc.scrollWidth : 0, body ? body.scrollWidth : 0);
   const pageHeight = Math.max(doc ? doc.scrollHeight : 0, body ? body.scrollHeight : 0);
   const scrollX = window.scrollX;

@@ -21,6 +21,13 @@ this module. Its rules:
   "This is the ENTITY of interest" and the ``div`` adds nothing.
 - Nothing inside head, script, style, noscript, template, iframe, noembed, noframes, canvas, video,
   audio or a ``display: none`` subtree is a block.
+- A page is never hidden as a whole: ``display: none``, a ``visibility`` other than ``visible`` or
+  ``opacity: 0`` on ``<html>`` or ``<body>`` is overridden (inline ``!important``) before extraction.
+  Such root-level hiding is anti-flicker or frame-busting CSS that only the page's own scripts lift
+  (e.g. ``html { display: none }`` with a script setting ``display: block`` when the page is not in a
+  frame; Chartbeat's or an A/B-testing tool's ``body { visibility: hidden !important }`` removed by its
+  script), and those scripts are off or blocked here, whereas a person sees the page. Hiding below
+  ``<body>`` is kept as it is.
 - ``hidden=True`` when the element's computed ``visibility`` is not ``visible``, the block's box
   (the bounding box of its text) has zero width or height, or the box lies entirely outside the page
   rectangle ``[0, page width] x [0, page height]`` (e.g. ``left: -9999px``). Clipping by an ancestor's
@@ -596,6 +603,8 @@ class Renderer:
     ) -> None:
         """Render one page and save a PNG screenshot of it, optionally with boxes drawn on top.
 
+        The page is shown as the text block extraction sees it (a wholly hidden page un-hidden).
+
         Parameters
         ----------
         page : Page
@@ -622,6 +631,8 @@ class Renderer:
         tab = await self._acquire()
         try:
             await asyncio.wait_for(self._load(tab, page), self.settings.timeout_s)
+            # The extraction un-hides a wholly hidden page (module docstring): show what it saw.
+            await tab.page.evaluate(BLOCKS_JS, list(META_KEYS))
             await tab.page.evaluate(_DRAW_BOXES_JS, boxes)
             await tab.page.screenshot(path=path, full_page=full_page)
         finally:
