@@ -31,10 +31,11 @@ def quick_config(path, tmp_path, render_cache_dir, **data):
     )
 
 
-def test_bad_arguments_exit_with_status_2(tmp_path, capsys):
+def test_bad_arguments_exit_with_status_2(tmp_path, caplog):
     assert main(["train", str(tmp_path / "missing.yaml")]) == 2
+    assert "cannot read config" in caplog.text
     assert main(["predict", str(tmp_path), str(SAMPLE_SHOP), "-o", str(tmp_path / "p.jsonl")]) == 2
-    assert "not a model directory" in capsys.readouterr().err
+    assert "not a model directory" in caplog.text
 
 
 @pytest.mark.browser
