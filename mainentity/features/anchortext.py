@@ -16,46 +16,19 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from mainentity.features.textblock import term_counts
+from mainentity.features.textblock import check_feature_names, term_counts
 
 #: Names of the anchor-text features, in the column order of :func:`anchortext_features`' default.
 ANCHORTEXT_FEATURES = ("dice",)
 
 
 def check_anchortext_features(names: Sequence[str]) -> tuple[str, ...]:
-    """Validate a list of anchor-text feature names (the set G); return it as a tuple.
+    """Validate anchor-text feature names (the set G) with :func:`check_feature_names`.
 
-    Parameters
-    ----------
-    names : sequence of str
-        Feature names, each one of :data:`ANCHORTEXT_FEATURES`; may be empty (G = {}).
-
-    Returns
-    -------
-    names : tuple of str
-
-    Raises
-    ------
-    ValueError
-        If a name is unknown (the message lists the valid ones) or repeated, or ``names`` is a string.
-
-    Examples
-    --------
     >>> check_anchortext_features(["dice"])
     ('dice',)
     """
-    if isinstance(names, str):
-        raise ValueError(f"anchor-text features must be a list of names, not the string {names!r}")
-    names = tuple(names)
-    unknown = [name for name in names if name not in ANCHORTEXT_FEATURES]
-    if unknown:
-        raise ValueError(
-            f"unknown anchor-text feature(s) {', '.join(map(repr, unknown))}; "
-            f"valid: {', '.join(ANCHORTEXT_FEATURES)}"
-        )
-    if len(set(names)) != len(names):
-        raise ValueError(f"anchor-text features must not repeat; got {list(names)}")
-    return names
+    return check_feature_names(names, ANCHORTEXT_FEATURES, "anchor-text")
 
 
 def dice_matrix(texts_a: Sequence[str], texts_b: Sequence[str]) -> np.ndarray:

@@ -21,13 +21,17 @@ from mainentity.text import tokenize
 TEXTBLOCK_FEATURES = ("intitle", "fsize", "fbold")
 
 
-def check_textblock_features(names: Sequence[str]) -> tuple[str, ...]:
-    """Validate a list of textblock feature names (the set F); return it as a tuple.
+def check_feature_names(names: Sequence[str], valid: Sequence[str], kind: str) -> tuple[str, ...]:
+    """Validate a list of feature names against ``valid``; return it as a tuple.
 
     Parameters
     ----------
     names : sequence of str
-        Feature names, each one of :data:`TEXTBLOCK_FEATURES`; may be empty (F = {}).
+        Feature names, each one of ``valid``; may be empty (no features of this kind).
+    valid : sequence of str
+        The known names (:data:`TEXTBLOCK_FEATURES`, the set F; or the anchor-text features, the set G).
+    kind : str
+        What the names are, for the error message ("textblock", "anchor-text").
 
     Returns
     -------
@@ -41,21 +45,27 @@ def check_textblock_features(names: Sequence[str]) -> tuple[str, ...]:
 
     Examples
     --------
-    >>> check_textblock_features(["intitle", "fbold"])
+    >>> check_feature_names(["intitle", "fbold"], TEXTBLOCK_FEATURES, "textblock")
     ('intitle', 'fbold')
     """
     if isinstance(names, str):
-        raise ValueError(f"textblock features must be a list of names, not the string {names!r}")
+        raise ValueError(f"{kind} features must be a list of names, not the string {names!r}")
     names = tuple(names)
-    unknown = [name for name in names if name not in TEXTBLOCK_FEATURES]
+    unknown = [name for name in names if name not in valid]
     if unknown:
-        raise ValueError(
-            f"unknown textblock feature(s) {', '.join(map(repr, unknown))}; "
-            f"valid: {', '.join(TEXTBLOCK_FEATURES)}"
-        )
+        raise ValueError(f"unknown {kind} feature(s) {', '.join(map(repr, unknown))}; valid: {', '.join(valid)}")
     if len(set(names)) != len(names):
-        raise ValueError(f"textblock features must not repeat; got {list(names)}")
+        raise ValueError(f"{kind} features must not repeat; got {list(names)}")
     return names
+
+
+def check_textblock_features(names: Sequence[str]) -> tuple[str, ...]:
+    """Validate textblock feature names (the set F) with :func:`check_feature_names`.
+
+    >>> check_textblock_features(["intitle", "fbold"])
+    ('intitle', 'fbold')
+    """
+    return check_feature_names(names, TEXTBLOCK_FEATURES, "textblock")
 
 
 def term_counts(texts: Sequence[str]) -> tuple[sparse.csr_matrix, np.ndarray]:
