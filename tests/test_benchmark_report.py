@@ -12,6 +12,7 @@ from lxml import etree
 
 from mainentity.benchmark.report import (
     DISAGREEMENT_COLUMNS,
+    WITHHELD,
     best_systems,
     find_disagreements,
     rank_systems,
@@ -140,6 +141,23 @@ def test_write_benchmark_report_files_and_tables(tmp_path):
     assert list(disagreements.columns) == DISAGREEMENT_COLUMNS and len(disagreements) == 8
     assert disagreements.loc[0, ["dataset", "path", "peer_error"]].tolist() == [
         "news", "p2", "ParserError: Document is empty"]
+
+
+def test_redacted_datasets_keep_scores_but_no_texts(tmp_path):
+    paths = write_benchmark_report(_per_page(), SPEED, tmp_path, title="t", command="c", versions=VERSIONS,
+                                   n_resamples=50, redact_datasets=["news"], notes=["Skipped goose3: gone"])
+    disagreements = pd.read_csv(paths["disagreements"], keep_default_na=False)
+    news = disagreements[disagreements["dataset"] == "news"]
+    shop = disagreements[disagreements["dataset"] == "shop"]
+    assert len(news) > 0 and len(shop) > 0
+    assert (news[["gold", "system_prediction", "peer_prediction"]] == WITHHELD).all().all()
+    assert news["path"].tolist() and news["system_rouge1_f"].notna().all()
+    assert "Blue Widget" in shop["gold"].tolist() or "Red Gadget" in shop["gold"].tolist()
+    markdown = paths["report"].read_text(encoding="utf-8")
+    news_rows = [line for line in markdown.splitlines() if line.startswith("| news | news/")]
+    assert len(news_rows) == len(news)
+    assert all(line.count(WITHHELD) >= 2 and not any(g in line for g in GOLD.values()) for line in news_rows)
+    assert "- Skipped goose3: gone" in markdown
 
 
 def test_report_html_is_self_contained(tmp_path):

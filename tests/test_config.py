@@ -74,7 +74,8 @@ def test_every_benchmark_config_loads_and_builds_its_models(path):
 
 
 def test_benchmark_config_errors_name_the_entry(tmp_path):
-    (tmp_path / "b.yaml").write_text("systems:\n  - {label: a, model: {name: tta}}\n  - {label: a, model: {name: tta}}\n")
+    twice = "  - {label: a, model: {name: tta}}\n"
+    (tmp_path / "b.yaml").write_text("systems:\n" + twice * 2)
     with pytest.raises(ConfigError, match="system label 'a' is used twice"):
         load_benchmark_config(tmp_path / "b.yaml")
     (tmp_path / "c.yaml").write_text("systems:\n  - {label: a, model: {name: tta}, clean: {}}\n")

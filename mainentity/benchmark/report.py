@@ -23,7 +23,7 @@ import html
 import math
 import os
 import tempfile
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -35,6 +35,7 @@ from mainentity.recognizers.peers import PEER_NAMES
 __all__ = [
     "DISAGREEMENT_COLUMNS",
     "SPEED_COLUMNS",
+    "WITHHELD",
     "best_systems",
     "find_disagreements",
     "rank_systems",
@@ -44,6 +45,9 @@ __all__ = [
 #: Columns the speed table must have: pages/s of prediction (render included when the system renders)
 #: and the peak resident set size of the process, in MB.
 SPEED_COLUMNS: list[str] = ["system", "dataset", "pages_per_s", "peak_rss_mb"]
+
+#: What replaces gold and predicted texts of the datasets a report is told to redact.
+WITHHELD = "[withheld]"
 
 #: Columns of :func:`find_disagreements`' table (and ``disagreements.csv``).
 DISAGREEMENT_COLUMNS: list[str] = [
@@ -366,6 +370,8 @@ def write_benchmark_report(
     n_resamples: int = 1000,
     confidence: float = 0.95,
     random_state=0,
+    notes: Sequence[str] = (),
+    redact_datasets: Collection[str] = (),
 ) -> dict[str, Path]:
     """Write the benchmark report (Markdown, self-contained HTML, plots, CSVs) into ``out_dir``.
 
@@ -396,6 +402,12 @@ def write_benchmark_report(
         How many pages of largest disagreement to list (default 20).
     n_resamples, confidence, random_state
         Bootstrap settings, as :func:`mainentity.evaluation.bootstrap.bootstrap_ci`.
+    notes : sequence of str, optional
+        Further notes appended to the report's notes (e.g. systems that were skipped).
+    redact_datasets : collection of str, optional
+        Datasets whose page texts must not appear (third-party content): their disagreement rows keep
+        the page, the systems and the scores but ``gold``, ``system_prediction`` and ``peer_prediction``
+        are replaced by :data:`WITHHELD`.
 
     Returns
     -------
@@ -430,6 +442,8 @@ def write_benchmark_report(
     best, peer = best_systems(per_page, peers)
     if best is not None and peer is not None:
         disagreements = find_disagreements(per_page, best, peer, n_disagreements)
+        withheld = disagreements["dataset"].isin(list(redact_datasets))
+        disagreements.loc[withheld, ["gold", "system_prediction", "peer_prediction"]] = WITHHELD
     else:
         disagreements = pd.DataFrame(columns=DISAGREEMENT_COLUMNS)
 
@@ -443,7 +457,7 @@ def write_benchmark_report(
     paths["summary"] = out / "benchmark_summary.csv"
     write_text_atomic(paths["summary"], table.to_csv(index=False))
 
-    notes = _notes(confidence, n_resamples, best, peer)
+    notes = [*_notes(confidence, n_resamples, best, peer), *notes]
     untimed = sorted(set(table.loc[table["pages_per_s"].isna(), "system"]))
     if untimed:
         notes.append(f"No speed measurement (left out of the speed plot): {', '.join(untimed)}.")

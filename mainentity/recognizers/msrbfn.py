@@ -1,6 +1,7 @@
 """The MS-RBFN main-entity recogniser (Carullo & Binaghi 2010, sections 3.1-3.3).
 
-Each visible text block of a rendered page is a sample: its textblock features theta
+Each visible text block of a rendered page (every block, if none is visible) is a sample: its
+textblock features theta
 (:mod:`mainentity.features.textblock`), its anchor-text set gamma against the page's incoming anchor
 texts (:mod:`mainentity.features.anchortext`) and, for training, its label
 (:mod:`mainentity.features.labels`). The :class:`~mainentity.models.msrbfn.MSRBFN` scores every block
@@ -43,6 +44,10 @@ def page_features(
 ) -> tuple[list[TextBlock], np.ndarray, list[np.ndarray] | None]:
     """The visible text blocks of a page and their MS-RBFN inputs theta and gamma.
 
+    When no block is visible, all the page's blocks are taken instead: a page the renderer saw
+    wholly hidden (e.g. by CSS that only its scripts would lift) still shows a person its text, and
+    its blocks' fonts and texts still tell its main entity better than no answer at all.
+
     Parameters
     ----------
     page : Page
@@ -59,7 +64,8 @@ def page_features(
     Returns
     -------
     blocks : list of TextBlock
-        The blocks that are not hidden, in document order.
+        The blocks that are not hidden (all blocks if every one is hidden), in document order; empty
+        only when the page has no text block.
     theta : ndarray of shape (n_blocks, len(textblock_names))
     gammas : list of n_blocks ndarrays of shape (max(n_anchors, 1), len(anchortext_names)), or None
 
@@ -69,7 +75,7 @@ def page_features(
         If a feature name is unknown, ``fsize_max`` is not positive, or a block's features are not
         finite (e.g. a NaN font size).
     """
-    blocks = [block for block in rendered.blocks if not block.hidden]
+    blocks = [block for block in rendered.blocks if not block.hidden] or list(rendered.blocks)
     theta = textblock_features(blocks, rendered.title, textblock_names, fsize_max)
     if not np.isfinite(theta).all():
         raise ValueError("a text block has non-finite textblock features (font size NaN or infinite?)")
@@ -133,7 +139,7 @@ class MSRBFNRecognizer(Recognizer):
         A block is labeled main entity as :func:`~mainentity.features.labels.main_entity_labels` says.
         Pages whose blocks match none of their labels still contribute their blocks as negatives (the
         page shows that those blocks are not the main entity). Documents without a rendering, without
-        labels or without visible blocks are skipped with one warning that counts them.
+        labels or without text blocks are skipped with one warning that counts them.
 
         Parameters
         ----------
@@ -162,7 +168,7 @@ class MSRBFNRecognizer(Recognizer):
                 document.page, document.rendered, textblock_names, anchortext_names, self.fsize_max
             )
             if not blocks:
-                skipped["no visible text blocks"] += 1
+                skipped["no text blocks"] += 1
                 continue
             thetas.append(theta)
             gammas.extend(page_gammas or ())
@@ -171,7 +177,7 @@ class MSRBFNRecognizer(Recognizer):
             counts = ", ".join(f"{count} {reason}" for reason, count in sorted(skipped.items()))
             warnings.warn(f"skipped {sum(skipped.values())} training documents: {counts}", stacklevel=2)
         if not thetas:
-            raise ValueError("no training document has a rendering, a label and a visible text block")
+            raise ValueError("no training document has a rendering, a label and a text block")
         y = np.concatenate(labels)
         if not y.any():
             raise ValueError(
@@ -201,7 +207,8 @@ class MSRBFNRecognizer(Recognizer):
         predictions : list of Prediction
             One per document, in order: ``main_entity`` the best block's text, ``score`` its
             o_1 - o_2, ``bbox`` its box, ``candidates`` the distinct texts of the blocks with
-            o_1 > o_2 (the set H), best first. A document without a rendering or without visible blocks
+            o_1 > o_2 (the set H), best first. A page with no visible block is answered from all its
+            blocks (:func:`page_features`). A document without a rendering or without any text block
             gets ``error`` set instead.
         """
         check_is_fitted(self)
@@ -212,6 +219,44 @@ class MSRBFNRecognizer(Recognizer):
                 self._predict_chunk(documents[start : start + PREDICT_CHUNK_PAGES], *feature_names)
             )
         return predictions
+
+    def block_scores(self, document: Document) -> np.ndarray:
+        """The score o_1 - o_2 of every text block of one rendered document.
+
+        Parameters
+        ----------
+        document : Document
+            A document with ``rendered`` set.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_blocks,)
+            One score per block of ``document.rendered.blocks``, in order; NaN for hidden blocks,
+            which the recogniser does not consider. :meth:`predict` answers the block with the
+            highest score, and the blocks with a score > 0 form the candidate set H.
+
+        Raises
+        ------
+        ValueError
+            If the document has no rendering or its blocks have non-finite features.
+
+        References
+        ----------
+        .. [1] Carullo & Binaghi (2010), KDIR, section 3.3.
+        """
+        check_is_fitted(self)
+        if document.rendered is None:
+            raise ValueError(f"page {document.page.site_id}/{document.page.path} is not rendered")
+        textblock_names, anchortext_names = self._feature_names()
+        blocks, theta, gammas = page_features(
+            document.page, document.rendered, textblock_names, anchortext_names, self.fsize_max
+        )
+        scores = np.full(len(document.rendered.blocks), np.nan)
+        if blocks:
+            position = {id(block): i for i, block in enumerate(document.rendered.blocks)}
+            visible = [position[id(block)] for block in blocks]
+            scores[visible] = self.model_.decision_function(theta, gammas if anchortext_names else None)
+        return scores
 
     def _predict_chunk(
         self,
@@ -234,7 +279,7 @@ class MSRBFNRecognizer(Recognizer):
                 errors[index] = str(error)
                 continue
             if not blocks:
-                errors[index] = "no visible text blocks"
+                errors[index] = "no text blocks"
                 continue
             pages.append((index, blocks))
             thetas.append(theta)

@@ -1,0 +1,395 @@
+"""The benchmark runner: every system of a benchmark config trained and scored on the same test pages.
+
+For each dataset of a :class:`~mainentity.config.BenchmarkConfig`:
+
+1. its labeled pages are read once (:func:`~mainentity.pipeline.load_pages`), optionally cut to a seeded
+   sample of ``max_pages``, and split once with the config's ``seed``
+   (:func:`~mainentity.splits.split_pages`);
+2. every page is rendered once through the shared render cache (``render.cache_dir``); systems that
+   read only HTML get documents without a rendering;
+3. each system fits its site-level cleaners (when it has cleaning) on the dataset's documents, is
+   trained on the train pages (when it learns), and predicts the test pages while its wall time and
+   the peak resident memory of the process tree are measured (:class:`PeakRSS`);
+4. the test predictions are scored with :func:`~mainentity.evaluation.report.evaluate_predictions`.
+
+A peer whose tool is not installed is skipped with a logged message and listed in the report's notes
+with its install command. The full report (with page texts) goes to ``<runs_dir>/<name>/``; a copy
+whose disagreement table withholds gold and predicted texts of third-party datasets goes to
+``<results_dir>/<name>/`` (the one meant to be committed).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.metadata
+import logging
+import os
+import platform
+import threading
+import time
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from mainentity import __version__
+from mainentity.benchmark.report import write_benchmark_report
+from mainentity.config import BenchmarkConfig, Config, DataConfig, SystemConfig
+from mainentity.evaluation.report import concat_per_page, evaluate_predictions, per_site, write_text_atomic
+from mainentity.pipeline import clean_documents, fit_cleaners, labels_of, load_pages, page_key, predict_documents
+from mainentity.recognizers.peers import PEER_NAMES, PeerUnavailableError, peer_versions
+from mainentity.records import Document, Page, Prediction
+from mainentity.runs import build_recognizer, render_all
+from mainentity.splits import split_pages
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["PeakRSS", "process_tree_rss_mb", "run_benchmark", "tool_versions"]
+
+#: Python distributions whose versions every benchmark report lists.
+_TOOLS = ("numpy", "pandas", "scikit-learn", "torch", "pot", "nltk", "rouge-score", "playwright", "lxml")
+
+
+def _status_kb(path: Path, key: str) -> int | None:
+    try:
+        text = path.read_text()
+    except OSError:
+        return None
+    for line in text.splitlines():
+        if line.startswith(key):
+            return int(line.split()[1])
+    return None
+
+
+def process_tree_rss_mb(pid: int | None = None) -> float:
+    """Resident memory of a process and its live descendants, in MB (2**20 bytes).
+
+    The process counts with its resident set size (``VmRSS`` of ``/proc/<pid>/status``); each
+    descendant (found through ``/proc/<pid>/task/*/children``) with its proportional set size
+    (``Pss`` of ``/proc/<pid>/smaps_rollup``: pages shared among processes split between them), so the
+    many processes of Chromium that share memory are not counted several times over. Returns NaN
+    where ``/proc`` is not available.
+
+    Examples
+    --------
+    >>> process_tree_rss_mb() > 0 or os.name != "posix"
+    True
+    """
+    pid = os.getpid() if pid is None else pid
+    own = _status_kb(Path(f"/proc/{pid}/status"), "VmRSS:")
+    if own is None:
+        return float("nan")
+    total_kb, stack = own, [pid]
+    while stack:
+        current = stack.pop()
+        if current != pid:
+            total_kb += _status_kb(Path(f"/proc/{current}/smaps_rollup"), "Pss:") or 0
+        try:
+            tasks = list(Path(f"/proc/{current}/task").iterdir())
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                stack.extend(int(child) for child in (task / "children").read_text().split())
+            except OSError:
+                continue
+    return total_kb / 1024
+
+
+class PeakRSS:
+    """Context manager: the peak RSS of this process and its children while the block runs, in MB.
+
+    A daemon thread samples :func:`process_tree_rss_mb` every ``interval_s`` seconds (and once at
+    entry and exit). Child processes started inside the block (Chromium, node) are included while
+    they live. Short spikes between two samples can be missed.
+
+    Parameters
+    ----------
+    interval_s : float
+        Seconds between samples, > 0.
+
+    Attributes
+    ----------
+    start_mb : float
+        RSS of the tree at entry.
+    peak_mb : float
+        Highest sample, entry and exit included.
+    seconds : float
+        Wall-clock seconds the block took.
+
+    Examples
+    --------
+    >>> with PeakRSS() as memory:
+    ...     block = bytearray(20 * 2**20)
+    >>> memory.peak_mb >= memory.start_mb and memory.seconds >= 0
+    True
+    """
+
+    def __init__(self, interval_s: float = 0.005) -> None:
+        if not interval_s > 0:
+            raise ValueError(f"interval_s must be > 0 seconds; got {interval_s}")
+        self.interval_s = interval_s
+        self.start_mb = self.peak_mb = float("nan")
+        self.seconds = float("nan")
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def _sample(self) -> None:
+        value = process_tree_rss_mb()
+        if not value <= self.peak_mb:  # also replaces NaN
+            self.peak_mb = value
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval_s):
+            self._sample()
+
+    def __enter__(self) -> PeakRSS:
+        self.start_mb = self.peak_mb = process_tree_rss_mb()
+        self._thread = threading.Thread(target=self._run, name="mainentity-peak-rss", daemon=True)
+        self._thread.start()
+        self._started = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.seconds = time.perf_counter() - self._started
+        self._stop.set()
+        self._thread.join()
+        self._sample()
+
+
+def tool_versions(systems: Sequence[SystemConfig] = ()) -> dict[str, str]:
+    """Versions for a report: mainentity, Python, the core libraries, and the peers among ``systems``.
+
+    Examples
+    --------
+    >>> tool_versions()["mainentity"] == __version__
+    True
+    """
+    versions = {"mainentity": __version__, "python": platform.python_version()}
+    for name in _TOOLS:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    peers = sorted({s.model.name for s in systems if s.model.name in PEER_NAMES}, key=PEER_NAMES.index)
+    if peers:
+        versions.update(peer_versions(peers))
+    return versions
+
+
+@dataclass
+class _DatasetRun:
+    """Results of one dataset: stacked per-page scores, speed rows and notes."""
+
+    per_page: list[pd.DataFrame]
+    speed: list[dict]
+    notes: list[str]
+
+
+def _select(items: Sequence, labels: Sequence[str] | None, label_of, kind: str) -> list:
+    if labels is None:
+        return list(items)
+    known = [label_of(item) for item in items]
+    unknown = [label for label in labels if label not in known]
+    if unknown:
+        raise ValueError(f"unknown {kind} label(s) {', '.join(unknown)}; the config has {', '.join(known)}")
+    return [item for item in items if label_of(item) in labels]
+
+
+def _labeled_pages(data: DataConfig, max_pages: int | None, seed: int) -> list[Page]:
+    loaded = load_pages(
+        data.datasets,
+        base_url=data.base_url,
+        max_pages_per_site=data.max_pages_per_site,
+        anchor_url_pattern=data.anchor_url_pattern,
+    )
+    labeled = [page for page in loaded.pages if page.main_entity]
+    if not labeled:
+        raise ValueError(f"no labeled pages in {', '.join(data.datasets)}")
+    limit = min(n for n in (max_pages, data.max_pages, len(labeled)) if n is not None)
+    if limit < len(labeled):
+        keep = np.random.default_rng(seed).choice(len(labeled), limit, replace=False)
+        labeled = [labeled[i] for i in sorted(keep)]
+    return labeled
+
+
+def _is_third_party(data: DataConfig) -> bool:
+    """True when a dataset directory lies outside the working directory (e.g. ``../shared``)."""
+    here = Path.cwd().resolve()
+    return any(not Path(path).resolve().is_relative_to(here) for path in data.datasets)
+
+
+def _run_dataset(
+    bench: BenchmarkConfig, label: str, data: DataConfig, systems: Sequence[SystemConfig], max_pages: int | None
+) -> _DatasetRun:
+    result = _DatasetRun([], [], [])
+    labeled = _labeled_pages(data, max_pages, bench.seed)
+    train_pages, test_pages = split_pages(
+        labeled, method=data.split, train_fraction=data.train_fraction, random_state=bench.seed
+    )
+    logger.info("%s: %d train pages, %d test pages", label, len(train_pages), len(test_pages))
+    base = Config(name=f"{bench.name}-{label}", seed=bench.seed, data=data, render=bench.render)
+    train_keys = {page_key(page) for page in train_pages}
+    test_labels = labels_of(test_pages)
+    rendered: tuple[list[Document], list[Prediction]] | None = None
+
+    for system in systems:
+        config = dataclasses.replace(base, model=system.model, cleaning=system.cleaning)
+        try:
+            recognizer = build_recognizer(config)
+            if hasattr(recognizer, "check_available"):
+                recognizer.check_available()
+        except PeerUnavailableError as error:
+            logger.error("%s: skipped on %s: %s", system.label, label, error)
+            result.notes.append(f"Skipped {system.label} on {label}: {error}")
+            continue
+        if recognizer.needs_render or system.cleaning.method != "none":
+            if rendered is None:
+                tick = time.perf_counter()
+                rendered = render_all(train_pages + test_pages, base, True, desc=f"render {label}")
+                logger.info("%s: documents ready in %.1f s (%d render failures)", label,
+                            time.perf_counter() - tick, len(rendered[1]))
+            documents, failures = rendered
+        else:
+            documents, failures = [Document(page) for page in train_pages + test_pages], []
+        if not recognizer.needs_render:
+            documents = [Document(document.page) for document in documents]
+        try:
+            cleaners = fit_cleaners(documents, system.cleaning, random_state=bench.seed)
+            train_documents = [doc for doc in documents if page_key(doc.page) in train_keys]
+            tick = time.perf_counter()
+            recognizer.fit(clean_documents(train_documents, cleaners) if recognizer.needs_training else [])
+            fit_s = time.perf_counter() - tick
+        except PeerUnavailableError as error:
+            logger.error("%s: skipped on %s: %s", system.label, label, error)
+            result.notes.append(f"Skipped {system.label} on {label}: {error}")
+            continue
+        except ValueError as error:
+            logger.error("%s: training failed on %s, skipped: %s", system.label, label, error)
+            result.notes.append(f"Skipped {system.label} on {label}: training failed: {error}")
+            continue
+        test_documents = [doc for doc in documents if page_key(doc.page) not in train_keys]
+        with PeakRSS() as memory:
+            predictions = predict_documents(
+                recognizer, ((doc.page, doc, "") for doc in test_documents), cleaners=cleaners,
+                batch_size=max(1, len(test_documents)),
+            )
+        predictions += [p for p in failures if (p.site_id, p.path) not in train_keys]
+        result.per_page.append(evaluate_predictions(predictions, test_labels, system=system.label, dataset=label))
+        result.speed.append({
+            "system": system.label,
+            "dataset": label,
+            "pages_per_s": len(test_documents) / max(memory.seconds, 1e-9),
+            "peak_rss_mb": memory.peak_mb,
+            "rss_increase_mb": memory.peak_mb - memory.start_mb,
+            "n_test_pages": len(test_pages),
+            "n_train_pages": len(train_pages) if recognizer.needs_training else 0,
+            "fit_s": fit_s,
+            "predict_s": memory.seconds,
+        })
+        logger.info("%s on %s: %.1f pages/s, peak RSS %.0f MB", system.label, label,
+                    result.speed[-1]["pages_per_s"], memory.peak_mb)
+    return result
+
+
+def run_benchmark(
+    config: BenchmarkConfig,
+    *,
+    systems: Sequence[str] | None = None,
+    datasets: Sequence[str] | None = None,
+    max_pages: int | None = None,
+    command: str = "",
+    runs_dir: str | os.PathLike = "runs",
+    redact: Collection[str] | None = None,
+) -> Path:
+    """Train and score every selected system on the same test pages of every selected dataset.
+
+    Parameters
+    ----------
+    config : BenchmarkConfig
+        Datasets, systems, render settings, seed, bootstrap resamples and the results directory.
+    systems, datasets : sequence of str, optional
+        Only these system / dataset labels (default all of the config's).
+    max_pages : int, optional
+        At most this many labeled pages per dataset, a sample seeded with ``config.seed`` (also capped by
+        the dataset's own ``max_pages``).
+    command : str
+        The command line, shown in the report.
+    runs_dir : path, optional
+        The full report (page texts included) goes to ``<runs_dir>/<config.name>/``.
+    redact : collection of str, optional
+        Dataset labels whose gold and predicted texts are withheld from the committed copy in
+        ``<config.results_dir>/<config.name>/``; default: every dataset read from outside the working
+        directory (the third-party datasets in ``../shared``).
+
+    Returns
+    -------
+    out_dir : Path
+        ``<runs_dir>/<config.name>``, holding ``report.md``/``.html``, the plots, ``benchmark_summary.csv``
+        (one row per system and dataset: counts, metrics with ``_low``/``_high`` 95% bootstrap bounds,
+        pages/s, peak RSS), ``disagreements.csv``, ``per_page.csv``, ``per_site.csv`` and ``speed.csv``.
+        The committed copy has the same files except ``per_page.csv``.
+
+    Raises
+    ------
+    ValueError
+        If a system or dataset label is unknown, ``max_pages < 1``, a dataset has no labeled page, or no
+        system produced a score.
+
+    Notes
+    -----
+    Speed: ``pages_per_s`` is test pages over the wall seconds of the system's prediction (site-level
+    cleaning of the test pages included) with every document already rendered, i.e. with a warm render
+    cache. ``peak_rss_mb`` is the peak resident memory of this process plus its live children (node
+    for Mozilla Readability; see :func:`process_tree_rss_mb`) sampled every 5 ms during that prediction;
+    it includes the documents held in memory, so ``speed.csv`` also gives ``rss_increase_mb`` over the
+    level just before prediction.
+    """
+    if max_pages is not None and max_pages < 1:
+        raise ValueError(f"max_pages must be >= 1; got {max_pages}")
+    chosen_systems = _select(config.systems, systems, lambda s: s.label, "system")
+    chosen_datasets = _select(config.datasets, datasets, lambda d: d[0], "dataset")
+    if not chosen_systems or not chosen_datasets:
+        raise ValueError("a benchmark needs at least one system and one dataset")
+    runs: list[_DatasetRun] = []
+    for label, data in chosen_datasets:
+        runs.append(_run_dataset(config, label, data, chosen_systems, max_pages))
+    frames = [frame for run in runs for frame in run.per_page]
+    if not frames:
+        raise ValueError("no system produced predictions; see the log for the skipped systems")
+    per_page = concat_per_page(frames)
+    speed = pd.DataFrame([row for run in runs for row in run.speed])
+    notes = [note for run in runs for note in run.notes]
+    notes.append(
+        "Speed is measured in the same run as the scores: pages/s = test pages / wall seconds of prediction "
+        "(test-page cleaning included) with every page already rendered (warm render cache); peak_rss_mb = "
+        "peak RSS of the process plus the proportional set size of its children (node) sampled every 5 ms "
+        "during prediction, documents in "
+        "memory included (speed.csv also has the increase over the level before prediction). Test pages are "
+        "predicted in one batch, so a peer's one-off start-up (node and jsdom for mozilla-readability) "
+        "counts once."
+    )
+    if max_pages is not None:
+        notes.append(f"Run on a seeded sample of at most {max_pages} labeled pages per dataset.")
+    if redact is None:
+        redact = [label for label, data in chosen_datasets if _is_third_party(data)]
+    versions = tool_versions(chosen_systems)
+    title = f"Benchmark {config.name}"
+    full_dir = Path(runs_dir) / config.name
+    committed_dir = Path(config.results_dir) / config.name
+    for out, withheld in ((full_dir, ()), (committed_dir, tuple(redact))):
+        extra = list(notes)
+        if withheld:
+            extra.append(f"Gold and predicted texts of {', '.join(withheld)} (third-party content) are withheld "
+                         f"here; the full report is in {full_dir}.")
+        write_benchmark_report(per_page, speed, out, title=title, command=command, versions=versions,
+                               n_resamples=config.n_resamples, random_state=config.seed, notes=extra,
+                               redact_datasets=withheld)
+        write_text_atomic(out / "per_site.csv", per_site(per_page).to_csv(index=False))
+        write_text_atomic(out / "speed.csv", speed.to_csv(index=False))
+    write_text_atomic(full_dir / "per_page.csv", per_page.to_csv(index=False))
+    logger.info("full report in %s; committed copy in %s", full_dir, committed_dir)
+    return full_dir
+

@@ -1,0 +1,108 @@
+"""The benchmark runner on the embedded sample shop: same test pages for all, speed, skipped peers."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from conftest import SAMPLE_SHOP
+
+from mainentity.benchmark.run import PeakRSS, process_tree_rss_mb, run_benchmark
+from mainentity.cli import main
+from mainentity.config import load_benchmark_config
+from mainentity.recognizers.peers import PeerUnavailableError, TrafilaturaRecognizer
+
+pytest.importorskip("matplotlib", reason="the report plots need matplotlib: pip install 'mainentity[report]'")
+
+SYSTEMS = ["msrbfn", "tta", "title-tag", "trafilatura"]
+
+
+def write_config(tmp_path, render_cache_dir):
+    path = tmp_path / "bench.yaml"
+    path.write_text(
+        "name: tiny\nseed: 3\nn_resamples: 50\n"
+        f"results_dir: '{tmp_path / 'results'}'\n"
+        f"render: {{cache_dir: '{render_cache_dir}', concurrency: 2}}\n"
+        f"datasets: [{{label: sample, datasets: ['{SAMPLE_SHOP}'], split: random, train_fraction: 0.5}}]\n"
+        "systems:\n"
+        "  - {label: msrbfn, model: {name: msrbfn, params: {m1: 5, m2: 5}}}\n"
+        "  - {label: tta, model: {name: tta}}\n"
+        "  - {label: title-tag, model: {name: title-tag}}\n"
+        "  - {label: trafilatura, model: {name: trafilatura}}\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_peak_rss_sees_an_allocation():
+    with PeakRSS(interval_s=0.001) as memory:
+        block = bytearray(64 * 2**20)
+        block[:: 4096] = b"x" * len(block[:: 4096])  # touch every page so it is resident
+    del block
+    assert memory.seconds > 0
+    assert memory.peak_mb - memory.start_mb >= 50
+    assert process_tree_rss_mb() > 0
+    with pytest.raises(ValueError, match="interval_s"):
+        PeakRSS(interval_s=0)
+
+
+def test_unknown_labels_are_errors(tmp_path, render_cache_dir):
+    config = load_benchmark_config(write_config(tmp_path, render_cache_dir))
+    with pytest.raises(ValueError, match="unknown system label.*msrbfn, tta"):
+        run_benchmark(config, systems=["nope"], runs_dir=tmp_path / "runs")
+    with pytest.raises(ValueError, match="max_pages must be >= 1"):
+        run_benchmark(config, max_pages=0, runs_dir=tmp_path / "runs")
+
+
+@pytest.mark.browser
+def test_every_system_is_scored_on_the_same_test_pages(tmp_path, render_cache_dir, monkeypatch):
+    def unavailable(self):
+        raise PeerUnavailableError("trafilatura is not installed; install it with: pip install trafilatura")
+
+    monkeypatch.setattr(TrafilaturaRecognizer, "check_available", unavailable)
+    config = load_benchmark_config(write_config(tmp_path, render_cache_dir))
+    out = run_benchmark(config, max_pages=12, command="mainentity benchmark bench.yaml", runs_dir=tmp_path / "runs")
+
+    assert out == tmp_path / "runs" / "tiny"
+    committed = tmp_path / "results" / "tiny"
+    for directory in (out, committed):
+        for name in ("report.md", "report.html", "f1_bars.png", "speed_accuracy.svg", "benchmark_summary.csv",
+                     "disagreements.csv", "per_site.csv", "speed.csv"):
+            assert (directory / name).is_file(), f"{directory / name} missing"
+    assert (out / "per_page.csv").is_file() and not (committed / "per_page.csv").exists()
+
+    per_page = pd.read_csv(out / "per_page.csv", keep_default_na=False)
+    pages = {system: set(rows["path"]) for system, rows in per_page.groupby("system")}
+    assert set(pages) == {"msrbfn", "tta", "title-tag"}
+    assert len(pages["msrbfn"]) == 6  # 12 pages, half of them test pages
+    assert pages["msrbfn"] == pages["tta"] == pages["title-tag"]
+    assert (per_page["error"] == "").all()
+
+    summary = pd.read_csv(committed / "benchmark_summary.csv")
+    assert set(summary["system"]) == {"msrbfn", "tta", "title-tag"}
+    assert (summary["n_pages"] == 6).all()
+    assert (summary["rouge1_f_low"] <= summary["rouge1_f"]).all()
+    assert (summary["rouge1_f"] <= summary["rouge1_f_high"]).all()
+    assert (summary["pages_per_s"] > 0).all() and (summary["peak_rss_mb"] > 0).all()
+    speed = pd.read_csv(out / "speed.csv")
+    assert speed.set_index("system").loc["msrbfn", "n_train_pages"] == 6
+    assert speed.set_index("system").loc["tta", "n_train_pages"] == 0
+
+    report = (committed / "report.md").read_text(encoding="utf-8")
+    assert "Skipped trafilatura on sample: trafilatura is not installed; install it with: pip install" in report
+    assert "mainentity benchmark bench.yaml" in report
+    assert "withheld" not in report  # the sample shop is ours: its texts may be committed
+
+
+@pytest.mark.browser
+def test_cli_benchmark_with_a_label_filter(tmp_path, render_cache_dir, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    path = write_config(tmp_path, render_cache_dir)
+    assert main(["benchmark", str(path), "--systems", "title-tag", "tta", "--max-pages", "8"]) == 0
+    assert "benchmark report written to runs/tiny" in capsys.readouterr().out
+    summary = pd.read_csv(tmp_path / "results" / "tiny" / "benchmark_summary.csv")
+    assert sorted(summary["system"]) == ["title-tag", "tta"]
+    assert (summary["n_pages"] == 4).all()
+    # Run from tmp_path, the sample shop lies outside the working directory: its texts are withheld.
+    assert "Gold and predicted texts of sample (third-party content) are withheld" in (
+        tmp_path / "results" / "tiny" / "report.md").read_text(encoding="utf-8")
+    assert "withheld" not in (tmp_path / "runs" / "tiny" / "report.md").read_text(encoding="utf-8")
