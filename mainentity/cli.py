@@ -54,6 +54,17 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("-o", "--output", required=True, help="PNG file to write")
     explain.add_argument("--url", help="the page's URL (default: its <base href> or file URI)")
     explain.add_argument("--top", type=int, default=5, help="how many candidate boxes to draw")
+
+    clean = commands.add_parser(
+        "clean", help="fit a site-level cleaner per site and report the noisy nodes with sample text"
+    )
+    clean.add_argument("site_dump", help="site dump directory (or a dataset of site dumps)")
+    clean.add_argument("--method", required=True, choices=("sst", "infodiscoverer", "none"))
+    clean.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                       help="cleaner parameter, value read as YAML (repeatable), e.g. threshold=0.3")
+    clean.add_argument("--max-pages", type=int, help="read at most this many pages per site")
+    clean.add_argument("--cache-dir", default=".cache/render", help="render cache directory")
+    clean.add_argument("--report", required=True, help="Markdown file to write")
     return parser
 
 
@@ -88,6 +99,25 @@ def run_command(args: argparse.Namespace) -> int:
 
         prediction = explain(args.model, args.page, args.output, url=args.url, top_k=args.top)
         print(f"{prediction.main_entity!r} (score {prediction.score:.3f}); screenshot written to {args.output}")
+    elif args.command == "clean":
+        from pathlib import Path
+
+        import yaml
+
+        from mainentity.config import RenderConfig
+        from mainentity.evaluation.report import write_text_atomic
+
+        params = {}
+        for pair in args.param:
+            key, sep, value = pair.partition("=")
+            if not sep or not key.strip():
+                raise ValueError(f"--param {pair!r}: expected KEY=VALUE")
+            params[key.strip()] = yaml.safe_load(value)
+        report = runs.clean_report(
+            args.site_dump, args.method, params, RenderConfig(cache_dir=args.cache_dir), args.max_pages
+        )
+        write_text_atomic(Path(args.report), report)
+        print(f"cleaning report written to {args.report}")
     return 0
 
 

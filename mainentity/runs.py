@@ -27,7 +27,7 @@ import yaml
 from tqdm import tqdm
 
 from mainentity import __version__
-from mainentity.config import Config, config_from_dict, config_to_dict
+from mainentity.config import CleaningConfig, Config, RenderConfig, config_from_dict, config_to_dict
 from mainentity.evaluation.report import write_text_atomic
 from mainentity.pipeline import (
     clean_documents,
@@ -234,7 +234,7 @@ def predict(
         if len(todo) < len(loaded.pages):
             n_done = len(loaded.pages) - len(todo)
             logger.info("resuming: %d of %d pages already in %s", n_done, len(loaded.pages), output)
-        cleaners = _cleaners_for(model, todo)
+        cleaners = cleaners_for(model, todo)
         stream = iter_documents(todo, needs_render=model.recognizer.needs_render, render=model.config.render)
         predict_documents(
             model.recognizer, _progress(stream, len(todo), "predict"), cleaners=cleaners, on_prediction=writer.write
@@ -242,7 +242,7 @@ def predict(
         return len(writer.done) - n_before
 
 
-def _cleaners_for(model: TrainedModel, pages: Sequence[Page]) -> dict:
+def cleaners_for(model: TrainedModel, pages: Sequence[Page]) -> dict:
     """The model's cleaners for the sites it knows, fitted anew for sites it has not seen."""
     if model.config.cleaning.method == "none":
         return {}
@@ -269,9 +269,76 @@ def evaluate(model_dir: str | Path, dataset: str | Path, out_dir: str | Path | N
         raise ValueError(f"no labeled pages in {dataset}")
     out = Path(out_dir) if out_dir else Path(model_dir) / "evaluations" / Path(dataset).name
     out.mkdir(parents=True, exist_ok=True)
-    cleaners = _cleaners_for(model, labeled)
+    cleaners = cleaners_for(model, labeled)
     stream = iter_documents(labeled, needs_render=model.recognizer.needs_render, render=model.config.render)
     predictions = predict_documents(model.recognizer, _progress(stream, len(labeled), "evaluate"), cleaners=cleaners)
     config = dataclasses.replace(model.config, data=dataclasses.replace(model.config.data, datasets=(str(dataset),)))
     _evaluate(predictions, labels_of(labeled), config, out, title=f"{model.config.name} on {Path(dataset).name}")
     return out
+
+
+def clean_report(
+    site_dump: str | Path,
+    method: str,
+    params: dict | None = None,
+    render: RenderConfig | None = None,
+    max_pages: int | None = None,
+    *,
+    random_state: int = 0,
+) -> str:
+    """Fit a site-level cleaner on each site of a site dump and report what it marks noisy, per site.
+
+    Pages are rendered through the render cache (``render.cache_dir``), one cleaner is fitted per site
+    (:func:`mainentity.pipeline.fit_cleaners`) and applied to the site's pages; the report gives, per
+    site, the share of text blocks removed and :func:`mainentity.cleaning.report.site_cleaning_report`
+    (noisy nodes or redundant content blocks with sample text), so a user can set the threshold.
+
+    Parameters
+    ----------
+    site_dump : str or Path
+        A site dump directory or a dataset of site dumps.
+    method : {"sst", "infodiscoverer", "none"}
+        The cleaning method.
+    params : dict, optional
+        The cleaner's parameters (e.g. ``{"threshold": 0.3}``).
+    render : RenderConfig, optional
+        Renderer settings and cache place (default :class:`~mainentity.config.RenderConfig`).
+    max_pages : int, optional
+        Read at most this many pages per site.
+    random_state : int, default 0
+        Seed of each cleaner's page sample (unless ``params`` sets it).
+
+    Returns
+    -------
+    report : str
+        Markdown: a header, then one section per site.
+
+    Raises
+    ------
+    ValueError
+        If the method or a parameter is unknown or out of range, or no page could be rendered.
+    """
+    from mainentity.cleaning.report import site_cleaning_report
+
+    render = render or RenderConfig()
+    loaded = load_pages([str(site_dump)], max_pages_per_site=max_pages)
+    documents, failed = render_all(loaded.pages, Config(render=render), True, desc="render")
+    if not documents:
+        raise ValueError(f"{site_dump}: no page could be rendered ({len(failed)} failed)")
+    cleaners = fit_cleaners(documents, CleaningConfig(method, dict(params or {})), random_state=random_state)
+    lines = [f"# Site-level cleaning report: {method} on {site_dump}", "",
+             f"{len(documents)} pages rendered, {len(failed) + len(loaded.failures)} unreadable or unrenderable; "
+             f"parameters {json.dumps(params or {}, sort_keys=True)}.", ""]
+    if not cleaners:
+        return "\n".join([*lines, "Method 'none' removes nothing."]) + "\n"
+    for site_id, cleaner in cleaners.items():
+        site_documents = [doc for doc in documents if doc.page.site_id == site_id]
+        n_blocks = sum(len(doc.rendered.blocks) for doc in site_documents)
+        n_kept = sum(len(doc.rendered.blocks) for doc in clean_documents(site_documents, {site_id: cleaner}))
+        section = site_cleaning_report(cleaner).split("\n", 1)
+        share = (n_blocks - n_kept) / max(n_blocks, 1)
+        lines += [section[0], "",
+                  f"Removes {n_blocks - n_kept} of {n_blocks} text blocks ({share:.1%}) "
+                  f"over the site's {len(site_documents)} rendered pages.",
+                  *section[1:], ""]
+    return "\n".join(lines)

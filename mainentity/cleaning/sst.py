@@ -240,12 +240,14 @@ class SiteStyleTreeCleaner(SiteCleaner):
     ----------
     threshold : float in [0, 1], default=0.5
         t: an element node is noisy when it and all its descendants have CompImp below t. Raise it to
-        remove more. Measured on 400 rendered SWDE christianbook pages (200 sampled): the share of
-        text blocks removed is 0.511 at t = 0.1, 0.525 at 0.5, 0.564 at 0.7, 0.609 at 0.8, and the
-        block equal to the main entity survives on 100% of pages up to t = 0.8, 99.75% at 0.9 and
-        93.5% at 0.95. The default sits in the flat middle of that curve, well below where main
-        entities go. ``site_cleaning_report`` lists, per node, the ``max_imp`` at which it would be
-        removed, with sample text, to set t per site.
+        remove more. Measured on all 1000 rendered SWDE christianbook pages (200 sampled;
+        ``benchmarks/results/cleaning/christianbook.md``): the share of text blocks removed is 0.539
+        at t = 0.3, 0.547 at 0.5, 0.570 at 0.7 and 0.642 at 0.9, and the block equal to the main
+        entity survives on 100% of pages up to t = 0.7 and 99.8% at 0.9; on the sample shop 0.540,
+        0.604, 0.679, 0.739 of the blocks go at the same t, with every main entity kept. The default
+        sits in the flat middle of that curve, well below where main entities go.
+        ``site_cleaning_report`` (``mainentity clean --report``) lists, per node, the ``max_imp`` at
+        which it would be removed, with sample text, to set t per site.
     attenuation : float in (0, 1), default=0.9
         g of the CompImp formula.
     max_pages : int, default=200
