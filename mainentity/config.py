@@ -81,10 +81,17 @@ class RenderConfig:
 
 @dataclass(frozen=True)
 class CleaningConfig:
-    """Site-level cleaning: ``method`` in :data:`CLEANING_METHODS` and its parameters."""
+    """Site-level cleaning: ``method`` in :data:`CLEANING_METHODS` and its parameters.
+
+    ``clean_training``: also clean the training pages before fitting the model. Off by default:
+    cleaning takes away most of a site's negative examples (the template), and a model trained on
+    uncleaned pages then ranks the cleaned test pages as well or better (benchmarks/results/cleaning/:
+    sample shop ROUGE-1 F1 0.92 against 0.79 with SST when trained on cleaned pages).
+    """
 
     method: str = "none"
     params: dict[str, Any] = field(default_factory=dict)
+    clean_training: bool = False
 
 
 @dataclass(frozen=True)

@@ -137,6 +137,22 @@ def clean_documents(documents: Sequence[Document], cleaners: dict[str, object]) 
     return cleaned
 
 
+def fit_recognizer(
+    recognizer: Recognizer, train_documents: Sequence[Document], cleaners: dict, cleaning: CleaningConfig
+) -> Recognizer:
+    """Fit a recogniser on the training documents; return it.
+
+    The documents are cleaned first only when ``cleaning.clean_training`` is set (see
+    :class:`mainentity.config.CleaningConfig` for why that is off by default). Recognisers that learn
+    nothing get ``fit([])``.
+    """
+    if not recognizer.needs_training:
+        return recognizer.fit([])
+    if cleaning.clean_training:
+        train_documents = clean_documents(train_documents, cleaners)
+    return recognizer.fit(train_documents)
+
+
 def predict_documents(
     recognizer: Recognizer,
     documents: Iterable[tuple[Page, Document | None, str]],

@@ -33,6 +33,7 @@ from mainentity.pipeline import (
     clean_documents,
     data_summary,
     fit_cleaners,
+    fit_recognizer,
     iter_documents,
     labels_of,
     load_pages,
@@ -138,10 +139,7 @@ def train(config: Config) -> Path:
     train_documents = [doc for doc in documents if page_key(doc.page) in train_keys]
     test_documents = [doc for doc in documents if page_key(doc.page) not in train_keys]
     tick = time.perf_counter()
-    if recognizer.needs_training:
-        recognizer.fit(clean_documents(train_documents, cleaners))
-    else:
-        recognizer.fit([])
+    fit_recognizer(recognizer, train_documents, cleaners, config.cleaning)
     timings["fit_s"] = time.perf_counter() - tick
     joblib.dump({"recognizer": recognizer, "cleaners": cleaners}, run_dir / (MODEL_FILE + ".tmp"))
     os.replace(run_dir / (MODEL_FILE + ".tmp"), run_dir / MODEL_FILE)

@@ -38,7 +38,7 @@ from mainentity import __version__
 from mainentity.benchmark.report import write_benchmark_report
 from mainentity.config import BenchmarkConfig, Config, DataConfig, SystemConfig
 from mainentity.evaluation.report import concat_per_page, evaluate_predictions, per_site, write_text_atomic
-from mainentity.pipeline import clean_documents, fit_cleaners, labels_of, load_pages, page_key, predict_documents
+from mainentity.pipeline import fit_cleaners, fit_recognizer, labels_of, load_pages, page_key, predict_documents
 from mainentity.recognizers.peers import PEER_NAMES, PeerUnavailableError, peer_versions
 from mainentity.records import Document, Page, Prediction
 from mainentity.runs import build_recognizer, render_all
@@ -260,7 +260,7 @@ def _run_dataset(
             cleaners = fit_cleaners(documents, system.cleaning, random_state=bench.seed)
             train_documents = [doc for doc in documents if page_key(doc.page) in train_keys]
             tick = time.perf_counter()
-            recognizer.fit(clean_documents(train_documents, cleaners) if recognizer.needs_training else [])
+            fit_recognizer(recognizer, train_documents, cleaners, system.cleaning)
             fit_s = time.perf_counter() - tick
         except PeerUnavailableError as error:
             logger.error("%s: skipped on %s: %s", system.label, label, error)
