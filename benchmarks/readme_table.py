@@ -42,7 +42,9 @@ def benchmark_section() -> str:
     table = pd.read_csv(path)
     parts = [
         "Test split (1/3 of the pages, seed 0) of each dataset; every system scored on the same pages; "
-        "95% bootstrap intervals; pages/s of prediction with a warm render cache. "
+        "95% bootstrap intervals. pages/s: prediction only; for our systems the pages are already rendered "
+        "(warm render cache), while the peers parse the HTML themselves; rendering in Chromium adds about "
+        "5 pages/s per 2 cores on a cold cache (`benchmarks/results/stage_speed.md`). "
         "Produced by `mainentity benchmark configs/benchmark.yaml` "
         "(full report with plots: `benchmarks/results/benchmark/report.md`).\n"
     ]
@@ -58,7 +60,7 @@ def benchmark_section() -> str:
             "Jaccard": rows["jaccard"],
             "Dice": rows["dice"],
             "exact": rows["exact"],
-            "pages/s": rows["pages_per_s"].round(1),
+            "pages/s": [f"{v:.1f}" for v in rows["pages_per_s"]],
         })
         parts.append(f"**{dataset}**\n\n{markdown_table(shown)}\n")
     return "\n".join(parts)
@@ -82,8 +84,8 @@ def training_section() -> str:
             "H P": summary["h_precision"],
             "H R": summary["h_recall"],
             "H F1": summary["h_f1"],
-            "fit s": timings.get("fit_s"),
-            "predict pages/s": round(timings.get("predict_pages_per_s", float("nan")), 1),
+            "fit s": f"{timings.get('fit_s', float('nan')):.1f}",
+            "predict pages/s": f"{timings.get('predict_pages_per_s', float('nan')):.1f}",
         })
     if not rows:
         return ""

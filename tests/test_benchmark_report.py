@@ -150,7 +150,7 @@ def test_redacted_datasets_keep_scores_but_no_texts(tmp_path):
     news = disagreements[disagreements["dataset"] == "news"]
     shop = disagreements[disagreements["dataset"] == "shop"]
     assert len(news) > 0 and len(shop) > 0
-    assert (news[["gold", "system_prediction", "peer_prediction"]] == WITHHELD).all().all()
+    assert (news[["url", "gold", "system_prediction", "peer_prediction"]] == WITHHELD).all().all()
     assert news["path"].tolist() and news["system_rouge1_f"].notna().all()
     assert "Blue Widget" in shop["gold"].tolist() or "Red Gadget" in shop["gold"].tolist()
     markdown = paths["report"].read_text(encoding="utf-8")

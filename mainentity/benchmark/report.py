@@ -406,8 +406,8 @@ def write_benchmark_report(
         Further notes appended to the report's notes (e.g. systems that were skipped).
     redact_datasets : collection of str, optional
         Datasets whose page texts must not appear (third-party content): their disagreement rows keep
-        the page, the systems and the scores but ``gold``, ``system_prediction`` and ``peer_prediction``
-        are replaced by :data:`WITHHELD`.
+        the page path, the systems and the scores but ``url``, ``gold``, ``system_prediction`` and
+        ``peer_prediction`` are replaced by :data:`WITHHELD` (a URL slug often spells the title).
 
     Returns
     -------
@@ -443,7 +443,8 @@ def write_benchmark_report(
     if best is not None and peer is not None:
         disagreements = find_disagreements(per_page, best, peer, n_disagreements)
         withheld = disagreements["dataset"].isin(list(redact_datasets))
-        disagreements.loc[withheld, ["gold", "system_prediction", "peer_prediction"]] = WITHHELD
+        # URLs too: a page's URL slug often spells its title.
+        disagreements.loc[withheld, ["url", "gold", "system_prediction", "peer_prediction"]] = WITHHELD
     else:
         disagreements = pd.DataFrame(columns=DISAGREEMENT_COLUMNS)
 
