@@ -131,9 +131,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     try:
         return run_command(args)
-    except (ValueError, FileNotFoundError) as error:
+    except (ValueError, FileNotFoundError, ImportError) as error:
         logger.error("%s", error)
         return 2
+    except KeyboardInterrupt:
+        logger.error("interrupted; rows and files already written are kept: run the same command again to resume")
+        return 130
 
 
 if __name__ == "__main__":

@@ -213,6 +213,8 @@ def _build(cls: type, raw: dict, prefix: str, source: str):
 
 
 def _validate(config: Config, source: str) -> None:
+    if not config.name or "/" in config.name or "\\" in config.name or config.name in (".", ".."):
+        raise ConfigError(f"{source}: 'name' must be a plain name (it names the run directory); got {config.name!r}")
     if config.data.split not in SPLITS:
         raise ConfigError(f"{source}: 'data.split' must be one of {', '.join(SPLITS)}; got {config.data.split!r}")
     if not 0.0 < config.data.train_fraction < 1.0:

@@ -207,7 +207,9 @@ def explain(
     FileNotFoundError
         If the model directory or the page file does not exist.
     ValueError
-        If ``top_k < 1``, or the page's HTML cannot be read.
+        If ``top_k < 1``, ``output`` does not end in ``.png``, or the page's HTML cannot be read.
+    ImportError
+        If Pillow is missing (``pip install 'mainentity[report]'``).
     RuntimeError
         If the page cannot be rendered.
     """
@@ -216,6 +218,13 @@ def explain(
 
     if top_k < 1:
         raise ValueError(f"top_k must be >= 1; got {top_k}")
+    if Path(output).suffix.lower() != ".png":
+        raise ValueError(f"explain writes a PNG screenshot: the output must end in .png; got {output}")
+    try:
+        import PIL  # noqa: F401 - checked before the slow part
+    except ImportError as error:
+        raise ImportError(f"explain draws with Pillow, which is not installed: pip install 'mainentity[report]' "
+                          f"({error})") from error
     model = load_model(model_dir)
     page, site_pages = _read_page(Path(page_path), url, model.config.data.anchor_url_pattern)
     settings = render_settings(model.config.render)

@@ -53,8 +53,6 @@ def load_pages(
         for site in read_dataset(dataset, base_url=base_url, max_pages_per_site=max_pages_per_site):
             pages.extend(with_incoming_anchors(site.pages, url_pattern=anchor_url_pattern))
             failures.extend(site.failures)
-    for failure in failures:
-        logger.warning("skipped %s/%s: %s", failure.site_id, failure.path, failure.reason)
     return LoadedPages(tuple(pages), tuple(failures))
 
 

@@ -68,18 +68,28 @@ class PredictionWriter:
 
     def _load_done(self) -> bool:
         """Read the rows already written; cut a partial last line. Returns whether a header exists."""
-        text = self.path.read_text(encoding="utf-8")
+        if not self.path.is_file():
+            raise ValueError(f"output {self.path} exists and is not a file")
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as error:
+            raise ValueError(f"output {self.path} exists and is not a predictions file: {error}") from error
         if text and not text.endswith("\n"):
             text = text[: text.rfind("\n") + 1]
             self.path.write_text(text, encoding="utf-8")
-        if self.format == "jsonl":
-            for line in text.splitlines():
-                if line.strip():
-                    row = json.loads(line)
-                    self.done.add((row["site_id"], row["path"]))
-            return bool(text)
-        rows = list(csv.DictReader(text.splitlines()))
-        self.done.update((row["site_id"], row["path"]) for row in rows)
+        try:
+            if self.format == "jsonl":
+                rows = [json.loads(line) for line in text.splitlines() if line.strip()]
+            else:
+                reader = csv.DictReader(text.splitlines())
+                if text and tuple(reader.fieldnames or ()) != COLUMNS:
+                    raise ValueError(f"its header is {reader.fieldnames}, not {list(COLUMNS)}")
+                rows = list(reader)
+            self.done.update((row["site_id"], row["path"]) for row in rows)
+        except (ValueError, KeyError, TypeError) as error:
+            raise ValueError(
+                f"output {self.path} exists and is not a predictions file ({error}); choose another output"
+            ) from error
         return bool(text)
 
     def write(self, prediction: Prediction) -> None:

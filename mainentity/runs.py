@@ -65,8 +65,17 @@ def _progress(iterable, total: int, desc: str):
 
 
 def build_recognizer(config: Config) -> Recognizer:
-    """The configured recogniser; the config's ``seed`` is its ``random_state`` unless set."""
-    recognizer = make_recognizer(config.model.name, **config.model.params)
+    """The configured recogniser; the config's ``seed`` is its ``random_state`` unless set.
+
+    Raises
+    ------
+    ValueError
+        If ``model.name`` or a ``model.params`` key is unknown (the message names the config key).
+    """
+    try:
+        recognizer = make_recognizer(config.model.name, **config.model.params)
+    except ValueError as error:
+        raise ValueError(f"config {config.name!r}, section 'model': {error}") from error
     if "random_state" in recognizer.get_params() and "random_state" not in config.model.params:
         recognizer.set_params(random_state=config.seed)
     return recognizer
@@ -103,6 +112,13 @@ def train(config: Config) -> Path:
     """
     started = time.perf_counter()
     recognizer = build_recognizer(config)
+    if config.cleaning.method != "none":
+        from mainentity.cleaning import make_cleaner
+
+        try:  # fail on a misspelt cleaning parameter now, not after rendering every page
+            make_cleaner(config.cleaning.method, **config.cleaning.params)
+        except ValueError as error:
+            raise ValueError(f"config {config.name!r}, section 'cleaning': {error}") from error
     run_dir = Path(config.output.runs_dir) / config.name
     run_dir.mkdir(parents=True, exist_ok=True)
     write_text_atomic(run_dir / "config.yaml", yaml.safe_dump(config_to_dict(config), sort_keys=False))

@@ -431,22 +431,25 @@ def label_in_page(html: str, labels: Iterable[str]) -> bool:
 def _read_manifest(site_dir: Path, site_id: str) -> tuple[list[dict], list[PageFailure]]:
     entries, failures, seen = [], [], set()
     manifest = site_dir / MANIFEST_NAME
-    with open(manifest, encoding="utf-8") as handle:
-        for lineno, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            where = f"{MANIFEST_NAME}:{lineno}"
-            try:
-                entry = json.loads(line)
-            except json.JSONDecodeError as error:
-                failures.append(PageFailure(site_id, where, f"invalid JSON: {error}"))
-                continue
-            problem = _manifest_problem(entry, seen)
-            if problem:
-                failures.append(PageFailure(site_id, where, problem))
-                continue
-            seen.add(entry["path"])
-            entries.append(entry)
+    try:
+        lines = manifest.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as error:
+        raise PageReadError(f"{manifest}: not UTF-8 ({error}); a manifest is UTF-8 JSON lines") from error
+    for lineno, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        where = f"{MANIFEST_NAME}:{lineno}"
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError as error:
+            failures.append(PageFailure(site_id, where, f"invalid JSON: {error}"))
+            continue
+        problem = _manifest_problem(entry, seen)
+        if problem:
+            failures.append(PageFailure(site_id, where, problem))
+            continue
+        seen.add(entry["path"])
+        entries.append(entry)
     return entries, failures
 
 

@@ -43,6 +43,7 @@ def test_defaults_are_merged_and_overridden(tmp_path):
         ({"data": {"train_fraction": 1.5}}, "'data.train_fraction' must be in (0, 1)"),
         ({"cleaning": {"method": "vips"}}, "'cleaning.method' must be one of none, sst, infodiscoverer"),
         ({"seed": 1.5}, "'seed' must be an integer"),
+        ({"name": "../../etc/x"}, "'name' must be a plain name"),
     ],
 )
 def test_bad_configs_name_the_key(raw, message):

@@ -32,3 +32,18 @@ def test_rows_survive_an_interruption_and_resume(tmp_path, suffix):
 def test_unknown_suffix_is_refused(tmp_path):
     with pytest.raises(ValueError, match="must end in .jsonl or .csv"):
         PredictionWriter(tmp_path / "out.txt")
+
+
+@pytest.mark.parametrize(("name", "content"), [("other.csv", "a,b\n1,2\n"), ("other.jsonl", '{"garbage": 1}\n')])
+def test_an_existing_file_that_is_not_a_predictions_file_is_refused_untouched(tmp_path, name, content):
+    path = tmp_path / name
+    path.write_text(content)
+    with pytest.raises(ValueError, match="exists and is not a predictions file"):
+        PredictionWriter(path)
+    assert path.read_text() == content
+
+
+def test_a_directory_is_refused(tmp_path):
+    (tmp_path / "out.jsonl").mkdir()
+    with pytest.raises(ValueError, match="is not a file"):
+        PredictionWriter(tmp_path / "out.jsonl")

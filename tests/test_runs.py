@@ -38,6 +38,24 @@ def test_bad_arguments_exit_with_status_2(tmp_path, caplog):
     assert "not a model directory" in caplog.text
 
 
+@pytest.mark.parametrize(
+    ("section", "message"),
+    [
+        ({"cleaning": {"method": "sst", "params": {"thresold": 0.3}}}, "section 'cleaning': unknown parameter"),
+        ({"model": {"name": "msrbnf"}}, "section 'model': unknown model name 'msrbnf'"),
+    ],
+)
+def test_a_bad_model_or_cleaning_fails_before_any_page_is_rendered(tmp_path, section, message):
+    config = quick_config(REPO / "configs" / "sample-msrbfn.yaml", tmp_path, tmp_path / "cache")
+    config = dataclasses.replace(
+        config,
+        render=dataclasses.replace(config.render, executable_path=str(tmp_path / "no-chromium")),
+        **{key: dataclasses.replace(getattr(config, key), **value) for key, value in section.items()},
+    )
+    with pytest.raises(ValueError, match=message):
+        train(config)
+
+
 @pytest.mark.browser
 @pytest.mark.parametrize("path", CONFIGS, ids=lambda path: path.stem)
 def test_smoke_run_of_every_config_writes_its_run_directory(path, tmp_path, render_cache_dir):

@@ -68,9 +68,8 @@ def make_cleaner(method: str, **params) -> SiteCleaner:
     Raises
     ------
     ValueError
-        If ``method`` is unknown (the message lists the valid names).
-    TypeError
-        If a parameter is not one the cleaner takes.
+        If ``method`` is unknown or a parameter is not one the cleaner takes (the message lists the
+        valid names).
 
     Examples
     --------
@@ -85,6 +84,13 @@ def make_cleaner(method: str, **params) -> SiteCleaner:
         raise ValueError(f"unknown cleaning method {method!r}; valid: {', '.join(cleaner_names())}")
     module_name, class_name = _REGISTRY[method].split(":")
     cls = getattr(importlib.import_module(module_name), class_name)
+    valid = set(cls._get_param_names())
+    unknown = sorted(set(params) - valid)
+    if unknown:
+        raise ValueError(
+            f"unknown parameter(s) {', '.join(unknown)} for cleaning method {method!r}; "
+            f"valid: {', '.join(sorted(valid))}"
+        )
     return cls(**params)
 
 
