@@ -204,7 +204,7 @@ def test_make_cleaner_registry_and_sklearn_contract(site):
     assert isinstance(make_cleaner("sst", threshold=0.2), SiteStyleTreeCleaner)
     with pytest.raises(ValueError, match="valid: infodiscoverer, none, sst"):
         make_cleaner("boilerpipe")
-    with pytest.raises(TypeError):
+    with pytest.raises(ValueError, match="unknown parameter.*thresold.*valid: .*threshold"):
         make_cleaner("sst", thresold=0.2)
     none = make_cleaner("none", random_state=0)
     assert isinstance(none, NoCleaning) and none.fit(site).transform(site) == site
