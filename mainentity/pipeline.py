@@ -12,6 +12,8 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from mainentity.config import CleaningConfig, DataConfig, RenderConfig
 from mainentity.linkgraph import with_incoming_anchors
 from mainentity.recognizers.base import Recognizer
@@ -54,6 +56,42 @@ def load_pages(
             pages.extend(with_incoming_anchors(site.pages, url_pattern=anchor_url_pattern))
             failures.extend(site.failures)
     return LoadedPages(tuple(pages), tuple(failures))
+
+
+def load_labeled_pages(
+    data: DataConfig, *, random_state: int = 0, max_pages: int | None = None
+) -> tuple[LoadedPages, list[Page]]:
+    """Load a config's datasets and keep their labeled pages, at most ``max_pages`` of them.
+
+    The limit is the smaller of ``max_pages`` and ``data.max_pages``; above it a seeded sample (in
+    dataset order) is kept.
+
+    Returns
+    -------
+    loaded : LoadedPages
+        Every page read (labeled or not) and the files that failed.
+    labeled : list of Page
+        The labeled pages used for training and testing.
+
+    Raises
+    ------
+    ValueError
+        If the datasets hold no labeled page.
+    """
+    loaded = load_pages(
+        data.datasets,
+        base_url=data.base_url,
+        max_pages_per_site=data.max_pages_per_site,
+        anchor_url_pattern=data.anchor_url_pattern,
+    )
+    labeled = [page for page in loaded.pages if page.main_entity]
+    if not labeled:
+        raise ValueError(f"no labeled pages in {', '.join(data.datasets) or 'data.datasets (empty)'}")
+    limit = min(n for n in (max_pages, data.max_pages, len(labeled)) if n is not None)
+    if limit < len(labeled):
+        keep = np.random.default_rng(random_state).choice(len(labeled), limit, replace=False)
+        labeled = [labeled[i] for i in sorted(keep)]
+    return loaded, labeled
 
 
 def page_key(page: Page) -> tuple[str, str]:

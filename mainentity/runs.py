@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import joblib
-import numpy as np
 import yaml
 from tqdm import tqdm
 
@@ -36,6 +35,7 @@ from mainentity.pipeline import (
     fit_recognizer,
     iter_documents,
     labels_of,
+    load_labeled_pages,
     load_pages,
     page_key,
     predict_documents,
@@ -123,18 +123,7 @@ def train(config: Config) -> Path:
     run_dir.mkdir(parents=True, exist_ok=True)
     write_text_atomic(run_dir / "config.yaml", yaml.safe_dump(config_to_dict(config), sort_keys=False))
 
-    loaded = load_pages(
-        config.data.datasets,
-        base_url=config.data.base_url,
-        max_pages_per_site=config.data.max_pages_per_site,
-        anchor_url_pattern=config.data.anchor_url_pattern,
-    )
-    labeled = [page for page in loaded.pages if page.main_entity]
-    if not labeled:
-        raise ValueError(f"no labeled pages in {', '.join(config.data.datasets)}")
-    if config.data.max_pages is not None and config.data.max_pages < len(labeled):
-        keep = np.random.default_rng(config.seed).choice(len(labeled), config.data.max_pages, replace=False)
-        labeled = [labeled[i] for i in sorted(keep)]
+    loaded, labeled = load_labeled_pages(config.data, random_state=config.seed)
     train_pages, test_pages = split_pages(
         labeled, method=config.data.split, train_fraction=config.data.train_fraction, random_state=config.seed
     )

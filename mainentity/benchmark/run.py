@@ -2,7 +2,7 @@
 
 For each dataset of a :class:`~mainentity.config.BenchmarkConfig`:
 
-1. its labeled pages are read once (:func:`~mainentity.pipeline.load_pages`), optionally cut to a seeded
+1. its labeled pages are read once (:func:`~mainentity.pipeline.load_labeled_pages`), optionally cut to a seeded
    sample of ``max_pages``, and split once with the config's ``seed``
    (:func:`~mainentity.splits.split_pages`);
 2. every page is rendered once through the shared render cache (``render.cache_dir``); systems that
@@ -31,16 +31,22 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from mainentity import __version__
 from mainentity.benchmark.report import write_benchmark_report
 from mainentity.config import BenchmarkConfig, Config, DataConfig, SystemConfig
 from mainentity.evaluation.report import concat_per_page, evaluate_predictions, per_site, write_text_atomic
-from mainentity.pipeline import fit_cleaners, fit_recognizer, labels_of, load_pages, page_key, predict_documents
+from mainentity.pipeline import (
+    fit_cleaners,
+    fit_recognizer,
+    labels_of,
+    load_labeled_pages,
+    page_key,
+    predict_documents,
+)
 from mainentity.recognizers.peers import PEER_NAMES, PeerUnavailableError, peer_versions
-from mainentity.records import Document, Page, Prediction
+from mainentity.records import Document, Prediction
 from mainentity.runs import build_recognizer, render_all
 from mainentity.splits import split_pages
 
@@ -198,23 +204,6 @@ def _select(items: Sequence, labels: Sequence[str] | None, label_of, kind: str) 
     return [item for item in items if label_of(item) in labels]
 
 
-def _labeled_pages(data: DataConfig, max_pages: int | None, seed: int) -> list[Page]:
-    loaded = load_pages(
-        data.datasets,
-        base_url=data.base_url,
-        max_pages_per_site=data.max_pages_per_site,
-        anchor_url_pattern=data.anchor_url_pattern,
-    )
-    labeled = [page for page in loaded.pages if page.main_entity]
-    if not labeled:
-        raise ValueError(f"no labeled pages in {', '.join(data.datasets)}")
-    limit = min(n for n in (max_pages, data.max_pages, len(labeled)) if n is not None)
-    if limit < len(labeled):
-        keep = np.random.default_rng(seed).choice(len(labeled), limit, replace=False)
-        labeled = [labeled[i] for i in sorted(keep)]
-    return labeled
-
-
 def _is_third_party(data: DataConfig) -> bool:
     """True when a dataset directory lies outside the working directory (e.g. ``../shared``)."""
     here = Path.cwd().resolve()
@@ -225,7 +214,7 @@ def _run_dataset(
     bench: BenchmarkConfig, label: str, data: DataConfig, systems: Sequence[SystemConfig], max_pages: int | None
 ) -> _DatasetRun:
     result = _DatasetRun([], [], [])
-    labeled = _labeled_pages(data, max_pages, bench.seed)
+    _, labeled = load_labeled_pages(data, random_state=bench.seed, max_pages=max_pages)
     train_pages, test_pages = split_pages(
         labeled, method=data.split, train_fraction=data.train_fraction, random_state=bench.seed
     )
