@@ -31,6 +31,7 @@ from mainentity.evaluation.report import write_text_atomic
 from mainentity.pipeline import (
     clean_documents,
     data_summary,
+    error_prediction,
     fit_cleaners,
     fit_recognizer,
     iter_documents,
@@ -89,7 +90,7 @@ def render_all(pages: Sequence[Page], config: Config, needs_render: bool, desc: 
     for page, document, error in _progress(stream, len(pages), desc):
         if document is None:
             logger.warning("render failed for %s/%s: %s", page.site_id, page.path, error)
-            failed.append(Prediction(page.site_id, page.path, page.url, error=error))
+            failed.append(error_prediction(page, error))
         else:
             documents[page_key(page)] = document
     ordered = [documents[page_key(page)] for page in pages if page_key(page) in documents]
