@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import logging
 import math
-from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -196,12 +196,17 @@ def predict_documents(
     cleaners: dict[str, object] | None = None,
     batch_size: int = 32,
     on_prediction: Callable[[Prediction], None] | None = None,
+    pages_per_site: Mapping[str, int] | None = None,
 ) -> list[Prediction]:
     """Predict the main entity of every page as documents arrive, in batches of ``batch_size``.
 
     A page without a document gets an error row; a batch whose prediction raises is retried page by
     page so that one bad page costs only its own row. Every prediction is passed to ``on_prediction``
     as soon as it exists (the output writer), then returned.
+
+    A site-level recogniser (``recognizer.site_level``) gets each site's documents in one batch: a
+    site is predicted as soon as all of its ``pages_per_site[site_id]`` pages have arrived (documents
+    or failures), and every site still open when the stream ends is predicted then.
     """
     predictions: list[Prediction] = []
 
@@ -211,6 +216,8 @@ def predict_documents(
             on_prediction(prediction)
 
     def flush(batch: list[Document]) -> None:
+        if not batch:
+            return
         batch = clean_documents(batch, cleaners or {})
         try:
             answers = recognizer.predict(batch)
@@ -224,6 +231,22 @@ def predict_documents(
                     answers.append(error_prediction(document.page, f"prediction failed: {page_error}"))
         for answer in answers:
             emit(answer)
+
+    if getattr(recognizer, "site_level", False):
+        open_sites: dict[str, list[Document]] = defaultdict(list)
+        arrived: Counter[str] = Counter()
+        for page, document, error in documents:
+            arrived[page.site_id] += 1
+            if document is None:
+                logger.warning("no prediction for %s/%s: %s", page.site_id, page.path, error)
+                emit(error_prediction(page, error))
+            else:
+                open_sites[page.site_id].append(document)
+            if pages_per_site is not None and arrived[page.site_id] >= pages_per_site.get(page.site_id, 0):
+                flush(open_sites.pop(page.site_id, []))
+        for site_documents in open_sites.values():
+            flush(site_documents)
+        return predictions
 
     batch: list[Document] = []
     for page, document, error in documents:

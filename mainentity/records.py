@@ -78,6 +78,11 @@ class TextBlock:
         Not displayed (``display: none``, ``visibility: hidden``, zero size) or entirely off the page.
     merged : bool
         The block is a merge of inline sub-nodes rather than a single text node.
+    kind : str
+        ``"block"`` for a text block of the paper; for a segment of :attr:`RenderedPage.segments`,
+        ``"run"`` (a run of one computed style inside a merged block), ``"visible"`` (a merged block's
+        text without its visually hidden parts) or ``"heading"`` (the visible text of a whole heading
+        element whose content is not inline-only).
     """
 
     text: str
@@ -94,6 +99,7 @@ class TextBlock:
     heading_level: int = 0
     hidden: bool = False
     merged: bool = False
+    kind: str = "block"
 
 
 @dataclass(frozen=True)
@@ -112,6 +118,10 @@ class RenderedPage:
         The text blocks in document order.
     width, height : float
         Size of the laid-out document in CSS px.
+    segments : tuple of TextBlock
+        Candidates finer or coarser than a text block (style runs, visible texts of merged blocks,
+        whole headings; see :attr:`TextBlock.kind`), in document order. They are not text blocks of
+        the paper: the MS-RBFN and the cleaners never read them.
     """
 
     title: str
@@ -119,6 +129,7 @@ class RenderedPage:
     blocks: tuple[TextBlock, ...]
     width: float = 1024.0
     height: float = 768.0
+    segments: tuple[TextBlock, ...] = ()
 
     @property
     def meta_titles(self) -> tuple[str, ...]:

@@ -17,6 +17,7 @@ import json
 import logging
 import os
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -162,6 +163,7 @@ def train(config: Config) -> Path:
             ((doc.page, doc, "") for doc in test_documents),
             cleaners=cleaners,
             on_prediction=writer.write,
+            pages_per_site=Counter(doc.page.site_id for doc in test_documents),
         )
     timings["predict_s"] = time.perf_counter() - tick
     timings["predict_pages_per_s"] = len(test_documents) / max(timings["predict_s"], 1e-9)
@@ -241,7 +243,8 @@ def predict(
         cleaners = cleaners_for(model, todo)
         stream = iter_documents(todo, needs_render=model.recognizer.needs_render, render=model.config.render)
         predict_documents(
-            model.recognizer, _progress(stream, len(todo), "predict"), cleaners=cleaners, on_prediction=writer.write
+            model.recognizer, _progress(stream, len(todo), "predict"), cleaners=cleaners, on_prediction=writer.write,
+            pages_per_site=Counter(page.site_id for page in todo),
         )
         return len(writer.done) - n_before
 
@@ -275,7 +278,8 @@ def evaluate(model_dir: str | Path, dataset: str | Path, out_dir: str | Path | N
     out.mkdir(parents=True, exist_ok=True)
     cleaners = cleaners_for(model, labeled)
     stream = iter_documents(labeled, needs_render=model.recognizer.needs_render, render=model.config.render)
-    predictions = predict_documents(model.recognizer, _progress(stream, len(labeled), "evaluate"), cleaners=cleaners)
+    predictions = predict_documents(model.recognizer, _progress(stream, len(labeled), "evaluate"), cleaners=cleaners,
+                                    pages_per_site=Counter(page.site_id for page in labeled))
     config = dataclasses.replace(model.config, data=dataclasses.replace(model.config.data, datasets=(str(dataset),)))
     _evaluate(predictions, labels_of(labeled), config, out, title=f"{model.config.name} on {Path(dataset).name}")
     return out

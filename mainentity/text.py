@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 # Han, Hiragana/Katakana, Hangul syllables, CJK punctuation-free ideograph blocks.
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
@@ -20,6 +21,7 @@ def collapse_whitespace(text: str) -> str:
     return _SPACE.sub(" ", text).strip()
 
 
+@lru_cache(maxsize=1 << 16)
 def normalize_text(text: str) -> str:
     """NFKC-normalise, lower-case and collapse white space: the form labels are compared in.
 

@@ -18,6 +18,7 @@ from mainentity.records import Document, Prediction
 #: name -> "module:Class". Add a recogniser by adding its line here.
 _REGISTRY: dict[str, str] = {
     "msrbfn": "mainentity.recognizers.msrbfn:MSRBFNRecognizer",
+    "general": "mainentity.recognizers.general:GeneralRecognizer",
     "tta": "mainentity.recognizers.titler:TTARecognizer",
     "titler-svm": "mainentity.recognizers.titler:TitlerSVMRecognizer",
     "titler-knn": "mainentity.recognizers.titler:TitlerKNNRecognizer",
@@ -43,11 +44,14 @@ class Recognizer(BaseEstimator):
 
     ``needs_render`` tells the pipeline whether documents must carry a
     :class:`~mainentity.records.RenderedPage`; recognisers that read only HTML set it to ``False``.
-    ``needs_training`` is ``False`` for recognisers whose ``fit`` learns nothing.
+    ``needs_training`` is ``False`` for recognisers whose ``fit`` learns nothing. ``site_level`` is
+    ``True`` for recognisers that use the other pages of a page's site: the pipeline then passes all
+    the documents of one site to one :meth:`predict` call.
     """
 
     needs_render: ClassVar[bool] = True
     needs_training: ClassVar[bool] = True
+    site_level: ClassVar[bool] = False
 
     def fit(self, documents: Sequence[Document]) -> Recognizer:
         """Learn from labeled documents (labels in ``document.page.main_entity``); return ``self``."""

@@ -15,10 +15,20 @@
 // scripts would lift; it is overridden with inline `!important` styles before anything is measured.
 // Hiding below <body> is kept as it is. This changes the page's DOM (screenshots rely on it).
 //
+// Segments: candidates finer or coarser than a text block, for the general recogniser (not the paper's
+// blocks, which stay as they are). For each merged block: its "run"s, the maximal sequences of visible
+// parts with one computed style (font size, weight, colour), when it has two or more (a title with a
+// smaller subtitle span); and its "visible" text, the merge without the parts a person cannot see
+// (visually hidden: clipped to 1 px, clip rect 0, opacity 0), when that differs (a drop cap with a
+// screen-reader copy of its letter). For each heading element (h1-h6, role="heading") whose content is
+// not inline-only: its "heading" text, the visible text of the whole element (a headline split over
+// blocks). A segment's box is the union of its visible parts' boxes.
+//
 // Returns a JSON string:
 //   {"url", "title", "meta": [[key, content], ...], "width", "height",
 //    "blocks": [[text, tag, dom_path, font_size, font_weight, bold, x, y, width, height,
-//                in_link, heading_level, hidden, merged], ...]}
+//                in_link, heading_level, hidden, merged], ...],
+//    "segments": [[same fields..., kind], ...]}
 // with booleans as 0/1, lengths in CSS px, y from the page top.
 (metaKeys) => {
   const SKIP = new Set([
@@ -32,6 +42,13 @@
   ]);
   const TRANSPARENT = new Set(["img"]);
   const HEADING = { h1: 1, h2: 2, h3: 3, h4: 4, h5: 5, h6: 6 };
+  // ARIA headings (role="heading", aria-level default 2) count as headings of their level.
+  function headingLevel(el, tag) {
+    if (HEADING[tag]) return HEADING[tag];
+    if ((el.getAttribute("role") || "").trim().toLowerCase() !== "heading") return 0;
+    const level = parseInt(el.getAttribute("aria-level") || "2", 10);
+    return level >= 1 && level <= 6 ? level : 2;
+  }
   const SPACE = /\s+/g;
   const NON_SPACE = /\S/;
 
@@ -53,44 +70,112 @@
   const scrollY = window.scrollY;
   const range = document.createRange();
   const blocks = [];
+  const segments = [];
   const round2 = (v) => Math.round(v * 100) / 100;
+
+  function nodeRect(node) {
+    range.selectNodeContents(node);
+    return range.getBoundingClientRect();
+  }
 
   // Hidden rule: visibility other than "visible", a zero-width or zero-height box, or a box entirely
   // outside the page rectangle [0, pageWidth] x [0, pageHeight].
-  function pushBlock(text, node, tag, path, ctx, merged) {
-    range.selectNodeContents(node);
-    const r = range.getBoundingClientRect();
+  function blockRow(text, r, tag, path, ctx) {
     const x = r.left + scrollX;
     const y = r.top + scrollY;
     const hidden = ctx.visibility !== "visible" || r.width <= 0 || r.height <= 0 ||
       x + r.width <= 0 || y + r.height <= 0 || x >= pageWidth || y >= pageHeight;
-    blocks.push([
+    return [
       text.replace(SPACE, " ").trim(), tag, path, ctx.fontSize, ctx.fontWeight,
       ctx.fontWeight >= 600 || ctx.boldTag ? 1 : 0, round2(x), round2(y), round2(r.width),
-      round2(r.height), ctx.inLink ? 1 : 0, ctx.heading, hidden ? 1 : 0, merged ? 1 : 0,
-    ]);
+      round2(r.height), ctx.inLink ? 1 : 0, ctx.heading, hidden ? 1 : 0,
+    ];
   }
 
-  // Walk one displayed element; returns its raw text when its content is only text and inline
-  // formatting elements, else null. `path` is its dom_path.
+  function pushBlock(text, node, tag, path, ctx, merged) {
+    blocks.push([...blockRow(text, nodeRect(node), tag, path, ctx), merged ? 1 : 0]);
+  }
+
+  // Visually hidden: the element (or an ancestor up to the merged element) is clipped away, squeezed
+  // into at most 1 px with overflow hidden, or fully transparent, yet still laid out.
+  const seenHidden = new Map();
+  function visuallyHidden(el, style) {
+    if (seenHidden.has(el)) return seenHidden.get(el);
+    const squeezable = style.overflowX !== "visible" || style.overflowY !== "visible";
+    const r = squeezable ? el.getBoundingClientRect() : null;
+    const clipped = style.clip.startsWith("rect(0") || /inset\((50|100)%/.test(style.clipPath) ||
+      (squeezable && (r.width <= 1 || r.height <= 1));
+    const result = clipped || parseFloat(style.opacity) === 0 || style.visibility !== "visible";
+    seenHidden.set(el, result);
+    return result;
+  }
+
+  function unionRect(pieces) {
+    let left = Infinity, top = Infinity, right = -Infinity, bottom = -Infinity;
+    for (const piece of pieces) {
+      if (piece.node === null) continue;
+      const r = nodeRect(piece.node);
+      if (r.width <= 0 || r.height <= 0) continue;
+      left = Math.min(left, r.left); top = Math.min(top, r.top);
+      right = Math.max(right, r.right); bottom = Math.max(bottom, r.bottom);
+    }
+    if (left === Infinity) return { left: 0, top: 0, width: 0, height: 0 };
+    return { left: left, top: top, width: right - left, height: bottom - top };
+  }
+
+  function pushSegment(text, pieces, tag, path, ctx, kind) {
+    if (!NON_SPACE.test(text)) return;
+    segments.push([...blockRow(text, unionRect(pieces), tag, path, ctx), 0, kind]);
+  }
+
+  // Runs and visible text of a merged element from its pieces ({text, node, style key, visible}).
+  function pushMergeSegments(text, pieces, tag, path, ctx) {
+    const visible = pieces.filter((piece) => piece.visible);
+    const visibleText = visible.map((piece) => piece.text).join("");
+    if (visibleText.replace(SPACE, " ").trim() !== text.replace(SPACE, " ").trim()) {
+      pushSegment(visibleText, visible, tag, path, ctx, "visible");
+    }
+    const runs = [];
+    for (const piece of visible) {
+      const last = runs[runs.length - 1];
+      if (last !== undefined && (piece.key === null || piece.key === last.key)) {
+        last.pieces.push(piece);
+      } else if (piece.key !== null) {
+        runs.push({ key: piece.key, pieces: [piece], ctx: piece.ctx });
+      }
+    }
+    if (runs.length < 2) return;
+    for (const run of runs) {
+      const runText = run.pieces.map((piece) => piece.text).join("");
+      pushSegment(runText, run.pieces.filter((piece) => piece.key !== null), tag, path, run.ctx, "run");
+    }
+  }
+
+  // Walk one displayed element; returns its pieces (raw text parts with their node, style key and
+  // visibility) when its content is only text and inline formatting elements, else null. `path` is
+  // its dom_path.
   function visit(el, tag, path, parent, style) {
+    const ownLevel = headingLevel(el, tag);
     const ctx = {
       fontSize: parseFloat(style.fontSize) || 0,
       fontWeight: parseInt(style.fontWeight, 10) || 400,
       visibility: style.visibility,
       boldTag: parent.boldTag || tag === "b" || tag === "strong",
       inLink: parent.inLink || (tag === "a" && el.hasAttribute("href")),
-      heading: HEADING[tag] || parent.heading,
+      heading: ownLevel || parent.heading,
     };
-    const parts = [];
+    const visible = parent.visible && !visuallyHidden(el, style);
+    const key = ctx.fontSize + "/" + ctx.fontWeight + "/" + style.color;
+    const pieces = [];
     let inlineOnly = true;
     let nParts = 0;
     let index = 0;
     for (let child = el.firstChild; child !== null; child = child.nextSibling) {
       if (child.nodeType === Node.TEXT_NODE || child.nodeType === Node.CDATA_SECTION_NODE) {
         const data = child.data;
-        parts.push(data);
-        if (NON_SPACE.test(data)) {
+        const blank = !NON_SPACE.test(data);
+        pieces.push({ text: data, node: blank ? null : child, key: blank ? null : key, visible: visible, ctx: ctx });
+        if (!blank) {
           nParts += 1;
           pushBlock(data, child, tag, path, ctx, false);
         }
@@ -103,27 +188,33 @@
       if (SKIP.has(childTag) || TRANSPARENT.has(childTag)) continue;
       const childStyle = getComputedStyle(child);
       if (childStyle.display === "none") continue;
-      const text = visit(child, childTag, childPath, ctx, childStyle);
-      if (text === null || !INLINE.has(childTag)) {
+      const childPieces = visit(child, childTag, childPath, { ...ctx, visible: visible }, childStyle);
+      if (childPieces === null || !INLINE.has(childTag)) {
         inlineOnly = false;
       } else if (childTag === "br") {
-        parts.push(" ");
+        pieces.push({ text: " ", node: null, key: null, visible: true, ctx: ctx });
       } else {
-        parts.push(text);
-        if (NON_SPACE.test(text)) nParts += 1;
+        pieces.push(...childPieces);
+        if (childPieces.some((piece) => piece.node !== null)) nParts += 1;
       }
     }
-    if (!inlineOnly) return null;
-    const text = parts.join("");
-    if (nParts >= 2) pushBlock(text, el, tag, path, ctx, true);
-    return text;
+    if (!inlineOnly) {
+      if (ownLevel) pushSegment(el.innerText || "", [{ node: el }], tag, path, ctx, "heading");
+      return null;
+    }
+    const text = pieces.map((piece) => piece.text).join("");
+    if (nParts >= 2) {
+      pushBlock(text, el, tag, path, ctx, true);
+      pushMergeSegments(text, pieces, tag, path, ctx);
+    }
+    return pieces;
   }
 
   if (doc !== null) {
     const tag = doc.localName.toLowerCase();
     const style = getComputedStyle(doc);
     if (style.display !== "none") {
-      const root = { boldTag: false, inLink: false, heading: 0 };
+      const root = { boldTag: false, inLink: false, heading: 0, visible: true };
       visit(doc, tag, tag + "[0]", root, style);
     }
   }
@@ -144,5 +235,6 @@
     width: pageWidth,
     height: pageHeight,
     blocks: blocks,
+    segments: segments,
   });
 }

@@ -34,7 +34,11 @@ this module. Its rules:
   ``overflow`` and ``opacity: 0`` are not detected.
 - Font size and weight are the computed style of the block's element; ``bold`` is weight >= 600 or an
   enclosing (or own) ``<b>``/``<strong>``; ``in_link`` means an enclosing ``<a href>``;
-  ``heading_level`` is that of the nearest enclosing ``<h1>``-``<h6>``.
+  ``heading_level`` is that of the nearest enclosing ``<h1>``-``<h6>`` or ARIA heading
+  (``role="heading"``, level ``aria-level``, default 2).
+- Segments (:attr:`~mainentity.records.RenderedPage.segments`) are extra candidates for the general
+  recogniser, beside the blocks: the style runs and the visible text of each merged block, and the
+  visible text of each heading element whose content is not inline-only (see ``blocks.js``).
 
 Playwright runs on its asyncio API in a background thread; :meth:`Renderer.render` is a plain
 generator, so the renderer is usable from synchronous scripts.
@@ -198,6 +202,23 @@ def load_url(page: Page) -> str:
     return PLACEHOLDER_ORIGIN + quote(page.path.lstrip("/"))
 
 
+def _text_blocks(rows) -> tuple[TextBlock, ...]:
+    """Text blocks (or segments, whose rows carry a 15th field, the kind) from ``blocks.js`` rows."""
+    blocks = []
+    for row in rows:
+        text = collapse_whitespace(row[0])
+        if not text:
+            continue
+        blocks.append(
+            TextBlock(
+                text, row[1], row[2], float(row[3]), int(row[4]), bool(row[5]), float(row[6]), float(row[7]),
+                float(row[8]), float(row[9]), bool(row[10]), int(row[11]), bool(row[12]), bool(row[13]),
+                str(row[14]) if len(row) > 14 else "block",
+            )
+        )
+    return tuple(blocks)
+
+
 def parse_blocks_payload(payload: dict) -> RenderedPage:
     """Turn the decoded JSON returned by ``blocks.js`` into a :class:`RenderedPage`.
 
@@ -208,7 +229,8 @@ def parse_blocks_payload(payload: dict) -> RenderedPage:
     ----------
     payload : dict
         ``{"title", "meta", "width", "height", "blocks": [[text, tag, dom_path, font_size,
-        font_weight, bold, x, y, width, height, in_link, heading_level, hidden, merged], ...]}``.
+        font_weight, bold, x, y, width, height, in_link, heading_level, hidden, merged], ...],
+        "segments": [[..., merged, kind], ...]}`` (``segments`` optional).
 
     Returns
     -------
@@ -229,35 +251,13 @@ def parse_blocks_payload(payload: dict) -> RenderedPage:
     """
     try:
         data = payload
-        blocks = []
-        for row in data["blocks"]:
-            text = collapse_whitespace(row[0])
-            if not text:
-                continue
-            blocks.append(
-                TextBlock(
-                    text,
-                    row[1],
-                    row[2],
-                    float(row[3]),
-                    int(row[4]),
-                    bool(row[5]),
-                    float(row[6]),
-                    float(row[7]),
-                    float(row[8]),
-                    float(row[9]),
-                    bool(row[10]),
-                    int(row[11]),
-                    bool(row[12]),
-                    bool(row[13]),
-                )
-            )
         return RenderedPage(
             title=collapse_whitespace(data["title"]),
             meta=tuple((key, collapse_whitespace(content)) for key, content in data["meta"]),
-            blocks=tuple(blocks),
+            blocks=_text_blocks(data["blocks"]),
             width=float(data["width"]),
             height=float(data["height"]),
+            segments=_text_blocks(data.get("segments", ())),
         )
     except (ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
         raise ValueError(f"malformed blocks.js payload: {exc}") from exc

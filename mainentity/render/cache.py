@@ -35,7 +35,7 @@ from mainentity.render.browser import (
 logger = logging.getLogger(__name__)
 
 #: Version of the entry layout below; bump it when the stored JSON changes shape.
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 
 _BLOCK_FIELDS = tuple(field.name for field in dataclasses.fields(TextBlock))
 
@@ -87,6 +87,7 @@ def dump_rendered(rendered: RenderedPage) -> bytes:
             "width": rendered.width,
             "height": rendered.height,
             "blocks": [[getattr(block, name) for name in _BLOCK_FIELDS] for block in rendered.blocks],
+            "segments": [[getattr(block, name) for name in _BLOCK_FIELDS] for block in rendered.segments],
         },
         ensure_ascii=False,
         separators=(",", ":"),
@@ -111,6 +112,7 @@ def load_rendered(data: bytes) -> RenderedPage:
             blocks=tuple(TextBlock(*row) for row in obj["blocks"]),
             width=obj["width"],
             height=obj["height"],
+            segments=tuple(TextBlock(*row) for row in obj["segments"]),
         )
     except (KeyError, TypeError) as exc:
         raise ValueError(f"malformed cache entry: {exc!r}") from exc

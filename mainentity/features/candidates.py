@@ -1,0 +1,121 @@
+"""Main-entity candidates finer and coarser than a text block, each with its box.
+
+The paper's text blocks (Carullo & Binaghi 2010, section 3.4.2) are whole text nodes or whole inline
+merges, so a label that no block holds whole cannot be answered: a title whose heading also holds a
+smaller format note (``<h2>Title<span class="sub"> (Paperback)</span></h2>``), a headline whose
+first letter is a drop cap, a headline split over block elements, or a ``<title>`` segment. The
+candidates of a page are:
+
+- ``block``: its visible text blocks (merged blocks included), as the MS-RBFN sees them;
+- ``run``, ``visible``, ``heading``: the renderer's segments (:attr:`RenderedPage.segments`: style
+  runs inside a merged block, a merged block's visible text, a whole heading element);
+- ``title``: the segments of the ``<title>`` and meta titles (Gali & Fränti 2016, TTA segmentation)
+  that appear in the page's visible text, with the box of the smallest visible block that holds them.
+
+Duplicates (same normalised text at the same place) are kept once, the first in that order.
+"""
+
+from __future__ import annotations
+
+import re
+
+from mainentity.features.title_segments import split_title
+from mainentity.records import RenderedPage, TextBlock
+from mainentity.text import normalize_text
+
+#: Candidate kinds, in the order candidates are listed (``block`` includes merged blocks).
+CANDIDATE_KINDS = ("block", "run", "visible", "heading", "title")
+
+_HAS_WORD = re.compile(r"\w")
+
+
+def title_strings(rendered: RenderedPage) -> list[str]:
+    """The page's titles: ``<title>`` then the meta titles (og:title, title, twitter:title), non-empty.
+
+    >>> title_strings(RenderedPage("A | Shop", (("og:title", "A"),), ()))
+    ['A | Shop', 'A']
+    """
+    return [title for title in (rendered.title, *rendered.meta_titles) if title]
+
+
+def title_segment_candidates(rendered: RenderedPage, blocks: list[TextBlock]) -> list[TextBlock]:
+    """Title and meta-title segments that appear in the visible text, as candidates of kind ``title``.
+
+    Each whole title and each of its segments (:func:`split_title`) is looked up in the normalised
+    texts of ``blocks``; when one holds it, the candidate takes the style and box of the shortest such
+    block (the tightest place a person sees it).
+
+    Parameters
+    ----------
+    rendered : RenderedPage
+        The page, for its titles.
+    blocks : list of TextBlock
+        The blocks to look in (the page's visible blocks and segments).
+
+    Returns
+    -------
+    candidates : list of TextBlock
+        One per distinct segment found, ``kind="title"``, in title order.
+
+    Examples
+    --------
+    >>> h1 = TextBlock("Know Your Bible (Paperback)", "h1", "html[0]/body[1]/h1[0]", 32, 700, True, 8, 8, 400, 37)
+    >>> [c.text for c in title_segment_candidates(RenderedPage("Know Your Bible - Shop", (), ()), [h1])]
+    ['Know Your Bible']
+    """
+    normalized = [normalize_text(block.text) for block in blocks]
+    found: list[TextBlock] = []
+    seen: set[str] = set()
+    for title in title_strings(rendered):
+        for segment in dict.fromkeys([title, *split_title(title)]):
+            key = normalize_text(segment)
+            if not key or key in seen or not _HAS_WORD.search(key):
+                continue
+            seen.add(key)
+            holders = [i for i, text in enumerate(normalized) if key in text]
+            if holders:
+                block = blocks[min(holders, key=lambda i: len(normalized[i]))]
+                found.append(
+                    TextBlock(segment, block.tag, block.dom_path, block.font_size, block.font_weight, block.bold,
+                              block.x, block.y, block.width, block.height, block.in_link, block.heading_level,
+                              False, False, "title")
+                )
+    return found
+
+
+def page_candidates(rendered: RenderedPage) -> list[TextBlock]:
+    """All main-entity candidates of a rendered page, in :data:`CANDIDATE_KINDS` order.
+
+    Hidden blocks and segments are left out unless nothing on the page is visible (then all blocks are
+    taken, as :func:`mainentity.recognizers.msrbfn.page_features` does); texts without a letter or
+    digit are left out.
+
+    Parameters
+    ----------
+    rendered : RenderedPage
+
+    Returns
+    -------
+    candidates : list of TextBlock
+        Their ``kind`` says where each comes from; empty only when the page has no text.
+
+    Examples
+    --------
+    >>> h2 = TextBlock("Title", "h2", "p", 24, 700, True, 8, 8, 60, 28)
+    >>> sub = TextBlock("(Paperback)", "span", "p/span[0]", 14, 400, False, 70, 14, 80, 16)
+    >>> both = TextBlock("Title (Paperback)", "h2", "p", 24, 700, True, 8, 8, 142, 28, merged=True)
+    >>> [(c.kind, c.text) for c in page_candidates(RenderedPage("Title | Shop", (), (h2, sub, both)))]
+    [('block', 'Title'), ('block', '(Paperback)'), ('block', 'Title (Paperback)')]
+    """
+    blocks = [block for block in rendered.blocks if not block.hidden] or list(rendered.blocks)
+    segments = [segment for segment in rendered.segments if not segment.hidden]
+    pool = blocks + segments
+    candidates: list[TextBlock] = []
+    seen: set[tuple[str, int, int]] = set()
+    for candidate in pool + title_segment_candidates(rendered, pool):
+        key = (normalize_text(candidate.text), round(candidate.x), round(candidate.y))
+        if key in seen or not _HAS_WORD.search(key[0]):
+            continue
+        seen.add(key)
+        candidates.append(candidate)
+    return candidates

@@ -1,0 +1,132 @@
+"""Site-level evidence about candidates: template text and template slots, learned without labels.
+
+A site is built from templates. Text that the template repeats on most pages (navigation, footers,
+"Add to cart") is not a page's main entity; the template slot that holds a page's main entity holds a
+different text on every page. Both are counted over the candidates of all pages of one site (the
+idea of Yi, Liu & Li 2003's site style tree and Lin & Ho 2002's InfoDiscoverer, applied to
+candidates instead of DOM nodes):
+
+- the *template share* of a text: the share of the site's other pages that show the same text;
+- the *slot* of a candidate: its ``dom_path``, kind, font size and weight; the *slot share* is the
+  share of the site's other pages with that slot, the *slot variety* the share of those pages on which
+  the slot holds a text different from every other page's.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from mainentity.records import TextBlock
+from mainentity.text import normalize_text
+
+#: Names of the site-level features, the column order of :meth:`SiteProfile.features`.
+SITE_FEATURES = ("has_site", "template_share", "slot_share", "slot_variety")
+
+
+def slot_of(candidate: TextBlock) -> str:
+    """The template slot of a candidate: DOM path, kind, font size (CSS px) and weight.
+
+    >>> slot_of(TextBlock("A", "h1", "html[0]/body[1]/h1[0]", 32.0, 700, True, 0, 0, 10, 10))
+    'html[0]/body[1]/h1[0]|block|32|700'
+    """
+    return f"{candidate.dom_path}|{candidate.kind}|{candidate.font_size:g}|{candidate.font_weight}"
+
+
+@dataclass(frozen=True)
+class SiteProfile:
+    """Counts over the candidates of the pages of one site (build it with :func:`site_profile`).
+
+    Attributes
+    ----------
+    n_pages : int
+        Pages counted.
+    text_pages : dict of str to int
+        Normalised candidate text -> number of pages that show it.
+    slot_pages : dict of str to int
+        Slot (:func:`slot_of`) -> number of pages that have it.
+    slot_unique : dict of str to int
+        Slot -> number of pages on which its text appears in that slot on no other page.
+    """
+
+    n_pages: int
+    text_pages: dict[str, int] = field(default_factory=dict)
+    slot_pages: dict[str, int] = field(default_factory=dict)
+    slot_unique: dict[str, int] = field(default_factory=dict)
+
+    def features(self, candidates: Sequence[TextBlock]) -> np.ndarray:
+        """Site-level features of one page's candidates, columns :data:`SITE_FEATURES`.
+
+        The page itself is one of the ``n_pages`` counted; its own occurrence is discounted, so every
+        feature is 0 on a site of one page (``has_site`` = 0 says there is no evidence).
+
+        Parameters
+        ----------
+        candidates : sequence of TextBlock
+            One page's candidates (:func:`mainentity.features.candidates.page_candidates`).
+
+        Returns
+        -------
+        features : ndarray of shape (n_candidates, 4)
+            ``has_site`` (1 when the site has other pages), ``template_share``, ``slot_share`` and
+            ``slot_variety``, each in [0, 1].
+
+        Examples
+        --------
+        >>> def block(text, path):
+        ...     return TextBlock(text, "h1", path, 32.0, 700, True, 0, 0, 10, 10)
+        >>> pages = [[block("Home", "nav"), block(f"Book {i}", "h1")] for i in range(3)]
+        >>> site_profile(pages).features(pages[0]).round(2).tolist()
+        [[1.0, 1.0, 1.0, 0.0], [1.0, 0.0, 1.0, 1.0]]
+        """
+        out = np.zeros((len(candidates), len(SITE_FEATURES)))
+        others = self.n_pages - 1
+        if others < 1:
+            return out
+        out[:, 0] = 1.0
+        for i, candidate in enumerate(candidates):
+            slot = slot_of(candidate)
+            out[i, 1] = max(self.text_pages.get(normalize_text(candidate.text), 1) - 1, 0) / others
+            slot_pages = self.slot_pages.get(slot, 1)
+            out[i, 2] = (slot_pages - 1) / others
+            if slot_pages > 1:
+                out[i, 3] = max(self.slot_unique.get(slot, 0) - 1, 0) / (slot_pages - 1)
+        return np.clip(out, 0.0, 1.0)
+
+
+def site_profile(pages_candidates: Sequence[Sequence[TextBlock]]) -> SiteProfile:
+    """Count template texts and slots over the candidates of every page of one site.
+
+    Parameters
+    ----------
+    pages_candidates : sequence of sequences of TextBlock
+        The candidates of each page of the site (one inner sequence per page).
+
+    Returns
+    -------
+    profile : SiteProfile
+
+    References
+    ----------
+    .. [1] Yi, Liu & Li (2003), "Eliminating noisy information in web pages for data mining", KDD
+       (site style tree: presentation shared by many pages of a site is noise).
+    .. [2] Lin & Ho (2002), "Discovering informative content blocks from web documents", KDD
+       (InfoDiscoverer: terms that occur on most pages of a site carry no information).
+    """
+    text_pages: Counter[str] = Counter()
+    slot_pages: Counter[str] = Counter()
+    slot_texts: dict[str, Counter[str]] = defaultdict(Counter)
+    for candidates in pages_candidates:
+        texts = {normalize_text(candidate.text) for candidate in candidates}
+        text_pages.update(texts)
+        slots: dict[str, str] = {}
+        for candidate in candidates:
+            slots.setdefault(slot_of(candidate), normalize_text(candidate.text))
+        slot_pages.update(slots.keys())
+        for slot, text in slots.items():
+            slot_texts[slot][text] += 1
+    slot_unique = {slot: sum(1 for count in texts.values() if count == 1) for slot, texts in slot_texts.items()}
+    return SiteProfile(len(pages_candidates), dict(text_pages), dict(slot_pages), slot_unique)

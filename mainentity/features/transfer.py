@@ -1,0 +1,263 @@
+"""Candidate features that transfer across sites: the extended set beside the paper's F and G.
+
+The paper's textblock features F (f_intitle, f_fsize, f_fbold; Carullo & Binaghi 2010, section 3.1)
+and anchor-text features G stay as they are (:mod:`mainentity.features.textblock`,
+:mod:`mainentity.features.anchortext`). A model that must name the main entity on sites it never saw
+needs evidence that means the same on every site: relative, not absolute, layout; agreement with the
+page's own statements of its title; and the site's template. Every column of
+:func:`candidate_features` (named by :data:`TRANSFER_FEATURES`, values bounded, mostly in [0, 1]):
+
+layout and style (what a person sees)
+    ``h1`` heading level 1 (``<h1>`` or ARIA ``role="heading"`` level 1); ``heading`` 1 for h1 down to
+    1/6 for h6, 0 outside headings; ``fsize_ratio`` font size over the page's largest visible one;
+    ``fsize_rank`` 1 for the page's largest font size, falling linearly to 0 for its smallest;
+    ``bold``; ``weight`` font weight / 900; ``y_fold`` top of the box over the 768 px fold (capped at
+    4); ``above_fold``; ``x_centre`` horizontal centre over the page width; ``width`` box width over
+    the page width; ``lines`` box height over 1.2 font sizes (capped at 10) / 10.
+text
+    ``log_words`` log(1 + word count) / log(101); ``upper_share`` upper-case share of its letters;
+    ``digit_share`` digits among its letters and digits; ``in_link``.
+the page's own statements of its title (Gali & Fränti 2016: title tag, meta titles; JSON-LD)
+    ``title_dice`` token Dice with the whole ``<title>``; ``title_segment_dice`` best Dice with a
+    ``<title>`` segment; ``title_segment_exact`` equal to a segment of any title; ``in_title`` the
+    candidate's text is a substring of a title; ``title_precision`` share of its terms in the titles;
+    ``meta_dice`` best Dice with og:title/twitter:title/meta title; ``jsonld_dice`` best Dice with a
+    JSON-LD ``headline`` or ``name``; ``url_dice`` Dice with the terms of the URL's last path segment;
+    ``site_name`` its letters and digits, run together, hold or are held by the URL's domain
+    (:func:`~mainentity.features.title_segments.url_parts`, at least 4 characters: "Quanta Magazine"
+    on quantamagazine.org);
+    ``anchor_dice`` best Dice with an incoming anchor text (ILA).
+kind and place among the page's candidates
+    ``kind_*`` one column per :data:`~mainentity.features.candidates.CANDIDATE_KINDS` plus ``merged``;
+    ``order`` position among the candidates / their number; ``repeats`` log(1 + other candidates with
+    the same text) / log(11); ``first_h1`` the first h1 candidate in document order;
+    ``best_title_dice`` its ``title_segment_dice`` is the page's highest (and > 0).
+site (:mod:`mainentity.features.site`)
+    ``has_site``, ``template_share``, ``slot_share``, ``slot_variety``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from functools import lru_cache
+
+import numpy as np
+
+from mainentity.features.candidates import CANDIDATE_KINDS, title_strings
+from mainentity.features.site import SITE_FEATURES, SiteProfile
+from mainentity.features.title_segments import split_title, url_parts
+from mainentity.records import Page, RenderedPage, TextBlock
+from mainentity.text import normalize_text, tokenize
+
+#: The fold of the 1024x768 viewport, in CSS px (Carullo & Binaghi 2010, section 3.4.1).
+FOLD_PX = 768.0
+
+#: Column names of :func:`candidate_features`, in order.
+TRANSFER_FEATURES = (
+    "h1", "heading", "fsize_ratio", "fsize_rank", "bold", "weight", "y_fold", "above_fold", "x_centre",
+    "width", "lines", "log_words", "upper_share", "digit_share", "in_link", "title_dice",
+    "title_segment_dice", "title_segment_exact", "in_title", "title_precision", "meta_dice",
+    "jsonld_dice", "url_dice", "site_name", "anchor_dice", *(f"kind_{kind}" for kind in CANDIDATE_KINDS), "merged",
+    "order", "repeats", "first_h1", "best_title_dice", *SITE_FEATURES,
+)
+
+#: Features whose larger values can only make a candidate more (+1) or less (-1) likely the main entity,
+#: on any site: prior knowledge a learner may enforce (monotonic constraints) so that what it learns on
+#: one site's pages cannot invert them on another's.
+MONOTONIC_FEATURES = {
+    "h1": 1, "heading": 1, "fsize_ratio": 1, "fsize_rank": 1, "title_dice": 1, "title_segment_dice": 1,
+    "title_segment_exact": 1, "meta_dice": 1, "jsonld_dice": 1, "url_dice": 1, "anchor_dice": 1,
+    "site_name": -1, "template_share": -1, "slot_variety": 1,
+}
+
+_JSON_LD = re.compile(r"<script[^>]*application/ld\+json[^>]*>(.*?)</script>", re.IGNORECASE | re.DOTALL)
+_JSON_LD_SKIP_TYPES = {
+    "organization", "newsmediaorganization", "website", "webpage", "collectionpage", "person", "brand",
+    "breadcrumblist", "listitem", "imageobject", "searchaction", "sitenavigationelement", "offer",
+    "aggregaterating", "rating", "review", "place", "postaladdress", "thing",
+}
+
+
+def jsonld_titles(html: str, limit: int = 20) -> list[str]:
+    """``headline`` and ``name`` values of the page's JSON-LD objects, in order, at most ``limit``.
+
+    ``name`` is taken only from objects whose ``@type`` is not about the site or its parts
+    (Organization, WebSite, Person, BreadcrumbList, ImageObject, ...); unparsable scripts are skipped.
+
+    >>> jsonld_titles('<script type="application/ld+json">{"@type": "Book", "name": "Know Your Bible",'
+    ...               ' "publisher": {"@type": "Organization", "name": "Barbour"}}</script>')
+    ['Know Your Bible']
+    """
+    found: list[str] = []
+
+    def walk(node, depth: int) -> None:
+        if len(found) >= limit or depth > 6:
+            return
+        if isinstance(node, list):
+            for item in node:
+                walk(item, depth + 1)
+        elif isinstance(node, dict):
+            types = node.get("@type", "")
+            types = {str(t).lower() for t in (types if isinstance(types, list) else [types])}
+            for key in ("headline", "name"):
+                value = node.get(key)
+                if isinstance(value, str) and value.strip() and (key == "headline" or not types & _JSON_LD_SKIP_TYPES):
+                    found.append(value.strip())
+            for key, value in node.items():
+                if isinstance(value, (dict, list)) and key not in ("publisher", "author", "breadcrumb", "isPartOf"):
+                    walk(value, depth + 1)
+
+    for match in _JSON_LD.finditer(html):
+        try:
+            walk(json.loads(match.group(1)), 0)
+        except (ValueError, RecursionError):
+            continue
+    return list(dict.fromkeys(found))
+
+
+@lru_cache(maxsize=1 << 16)
+def _text_stats(text: str) -> tuple[frozenset[str], int, float, float, str]:
+    """Distinct terms, word count, upper-case share of letters, digit share of letters and digits, and
+    the tokens run together, of one text (cached: template texts repeat on every page of a site)."""
+    tokens = tokenize(text)
+    n_letters = n_upper = n_digits = 0
+    for char in text:
+        if char.isalpha():
+            n_letters += 1
+            n_upper += char.isupper()
+        elif char.isdigit():
+            n_digits += 1
+    return (frozenset(tokens), len(tokens), n_upper / n_letters if n_letters else 0.0,
+            n_digits / max(n_letters + n_digits, 1), "".join(tokens))
+
+
+def _best_dice(terms: Sequence[frozenset[str]], references: Sequence[str]) -> np.ndarray:
+    """Best token Dice 2|a & b| / (|a| + |b|) of each term set with any reference text.
+
+    The set form of :func:`mainentity.features.anchortext.dice_matrix` (same values), for term sets
+    computed once per candidate. Zeros when there is no reference or no term.
+    """
+    best = np.zeros(len(terms))
+    for reference in references:
+        other = _text_stats(reference)[0]
+        if not other:
+            continue
+        best = np.maximum(best, [2.0 * len(t & other) / (len(t) + len(other)) if t else 0.0 for t in terms])
+    return best
+
+
+def candidate_features(
+    candidates: Sequence[TextBlock],
+    page: Page,
+    rendered: RenderedPage,
+    profile: SiteProfile | None = None,
+) -> np.ndarray:
+    """The transferable features of one page's candidates.
+
+    Parameters
+    ----------
+    candidates : sequence of TextBlock
+        The page's candidates (:func:`mainentity.features.candidates.page_candidates`).
+    page : Page
+        The page, for its URL, its HTML (JSON-LD) and its incoming anchor texts.
+    rendered : RenderedPage
+        Its rendering, for its titles and its size.
+    profile : SiteProfile, optional
+        Site-level counts of the page's site (:func:`mainentity.features.site.site_profile`); without
+        one, the site features are those of a site of one page (all 0).
+
+    Returns
+    -------
+    features : ndarray of shape (n_candidates, len(TRANSFER_FEATURES))
+        Finite values; see the module docstring for each column.
+
+    Examples
+    --------
+    >>> h1 = TextBlock("Know Your Bible", "h1", "html[0]/body[1]/h1[0]", 32, 700, True, 8, 120, 300, 37,
+    ...                heading_level=1)
+    >>> nav = TextBlock("Home", "a", "html[0]/body[1]/a[0]", 14, 400, False, 8, 8, 40, 17, in_link=True)
+    >>> rendered = RenderedPage("Know Your Bible | Shop", (), (nav, h1))
+    >>> page = Page("shop", "a.html", "http://shop.example/know-your-bible", "")
+    >>> x = candidate_features([nav, h1], page, rendered)
+    >>> names = ["h1", "fsize_ratio", "title_segment_exact", "url_dice", "in_link"]
+    >>> x[:, [TRANSFER_FEATURES.index(name) for name in names]].tolist()
+    [[0.0, 0.4375, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0, 1.0, 0.0]]
+    """
+    n = len(candidates)
+    columns: dict[str, np.ndarray] = {}
+    if n == 0:
+        return np.zeros((0, len(TRANSFER_FEATURES)))
+    texts = [candidate.text for candidate in candidates]
+    normalized = [normalize_text(text) for text in texts]
+    stats = [_text_stats(text) for text in texts]
+    terms = [stat[0] for stat in stats]
+    level = np.array([candidate.heading_level for candidate in candidates], dtype=float)
+    size = np.array([candidate.font_size for candidate in candidates], dtype=float)
+    size = np.where(np.isfinite(size) & (size > 0), size, 0.0)
+    columns["h1"] = (level == 1).astype(float)
+    columns["heading"] = np.where(level > 0, (7.0 - level) / 6.0, 0.0)
+    columns["fsize_ratio"] = size / max(size.max(), 1e-9)
+    distinct = np.unique(size)[::-1]
+    rank = np.searchsorted(-distinct, -size)
+    columns["fsize_rank"] = 1.0 - rank / max(len(distinct) - 1, 1)
+    columns["bold"] = np.array([candidate.bold for candidate in candidates], dtype=float)
+    columns["weight"] = np.array([candidate.font_weight for candidate in candidates], dtype=float) / 900.0
+    y = np.array([candidate.y for candidate in candidates], dtype=float)
+    x = np.array([candidate.x for candidate in candidates], dtype=float)
+    width = np.array([candidate.width for candidate in candidates], dtype=float)
+    height = np.array([candidate.height for candidate in candidates], dtype=float)
+    page_width = max(rendered.width, 1.0)
+    columns["y_fold"] = np.clip(y / FOLD_PX, 0.0, 4.0)
+    columns["above_fold"] = (y + height / 2 < FOLD_PX).astype(float)
+    columns["x_centre"] = np.clip((x + width / 2) / page_width, 0.0, 1.0)
+    columns["width"] = np.clip(width / page_width, 0.0, 1.0)
+    columns["lines"] = np.clip(height / np.maximum(1.2 * size, 1.0), 0.0, 10.0) / 10.0
+    columns["log_words"] = np.array([min(math.log1p(stat[1]) / math.log(101), 1.0) for stat in stats])
+    columns["upper_share"] = np.array([stat[2] for stat in stats])
+    columns["digit_share"] = np.array([stat[3] for stat in stats])
+    columns["in_link"] = np.array([candidate.in_link for candidate in candidates], dtype=float)
+
+    titles = title_strings(rendered)
+    split_titles = [split_title(title) for title in titles]
+    segments = list(dict.fromkeys([*titles, *(piece for pieces in split_titles for piece in pieces)]))
+    segment_keys = {normalize_text(segment) for segment in segments}
+    title_keys = [normalize_text(title) for title in titles]
+    title_terms = frozenset(term for title in titles for term in _text_stats(title)[0])
+    columns["title_dice"] = _best_dice(terms, [rendered.title] if rendered.title else [])
+    columns["title_segment_dice"] = _best_dice(terms, segments)
+    columns["title_segment_exact"] = np.array([key in segment_keys for key in normalized], dtype=float)
+    columns["in_title"] = np.array([any(key in title for title in title_keys) for key in normalized], dtype=float)
+    columns["title_precision"] = np.array([len(t & title_terms) / len(t) if t else 0.0 for t in terms])
+    meta = list(rendered.meta_titles)
+    columns["meta_dice"] = _best_dice(terms, meta + [s for title in meta for s in split_title(title)])
+    columns["jsonld_dice"] = _best_dice(terms, jsonld_titles(page.html))
+    domain, _, slug = url_parts(page.url) if page.url else ("", "", "")
+    columns["url_dice"] = _best_dice(terms, [slug])
+    host = domain.replace(".", "")
+    columns["site_name"] = np.array(
+        [len(stat[4]) >= 4 and len(host) >= 4 and (stat[4] in host or host in stat[4]) for stat in stats], dtype=float
+    )
+    columns["anchor_dice"] = _best_dice(terms, list(page.anchors))
+
+    for kind in CANDIDATE_KINDS:
+        columns[f"kind_{kind}"] = np.array([candidate.kind == kind for candidate in candidates], dtype=float)
+    columns["merged"] = np.array([candidate.merged for candidate in candidates], dtype=float)
+    columns["order"] = np.arange(n) / n
+    counts = Counter(normalized)
+    columns["repeats"] = np.array([min(math.log1p(counts[key] - 1) / math.log(11), 1.0) for key in normalized])
+    first_h1 = np.zeros(n)
+    h1_indices = np.flatnonzero(columns["h1"])
+    if len(h1_indices):
+        first_h1[[i for i in h1_indices if candidates[i].y == min(candidates[j].y for j in h1_indices)]] = 1.0
+    columns["first_h1"] = first_h1
+    best = columns["title_segment_dice"]
+    columns["best_title_dice"] = ((best == best.max()) & (best > 0)).astype(float)
+
+    site = (profile or SiteProfile(1)).features(candidates)
+    for j, name in enumerate(SITE_FEATURES):
+        columns[name] = site[:, j]
+    return np.column_stack([columns[name] for name in TRANSFER_FEATURES])

@@ -1,0 +1,272 @@
+"""The general recogniser: a per-page ranker over candidates, with site-level evidence and inference.
+
+Built for sites no label and no training run has touched. For each page:
+
+1. candidates finer and coarser than a text block (:mod:`mainentity.features.candidates`);
+2. features that mean the same on every site (:mod:`mainentity.features.transfer`), including
+   site-level ones counted over the pages of the page's site (:mod:`mainentity.features.site`);
+3. a :class:`~mainentity.models.ranker.CandidateRanker` scores them; the best is the answer;
+4. site-level inference (``site_vote``): on a site of several pages, the template slot that holds the
+   answer on most pages wins a vote, and each page whose candidate in that slot scores within
+   ``vote_margin`` of its best takes that candidate instead. No label is used;
+5. the answer's score is the calibrated probability that it is right
+   (:class:`~mainentity.models.ranker.AnswerCalibrator`, fitted on held-out folds: by site when the
+   training data has several sites, else by page); below ``abstain_below`` the page gets no answer.
+
+Why a ranker and not the MS-RBFN with more sources: measured on the cross-site protocol
+(``benchmarks/results/cross-site/``), the MS-RBFN's RBF units learn the one training site's font
+sizes and positions, while boosted shallow trees over relative features rank the headline of an
+unseen site first; see the README's "Models".
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from typing import ClassVar
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+from mainentity.features.candidates import page_candidates
+from mainentity.features.labels import main_entity_labels
+from mainentity.features.site import SITE_FEATURES, SiteProfile, site_profile, slot_of
+from mainentity.features.transfer import MONOTONIC_FEATURES, TRANSFER_FEATURES, candidate_features
+from mainentity.models.ranker import AnswerCalibrator, CandidateRanker, best_per_group, cross_fitted_scores
+from mainentity.recognizers.base import Recognizer
+from mainentity.records import Document, Prediction, TextBlock
+
+_SITE_COLUMNS = [TRANSFER_FEATURES.index(name) for name in SITE_FEATURES]
+
+
+def _by_site(documents: Sequence[Document]) -> dict[str, list[int]]:
+    sites: dict[str, list[int]] = defaultdict(list)
+    for i, document in enumerate(documents):
+        sites[document.page.site_id].append(i)
+    return sites
+
+
+class GeneralRecognizer(Recognizer):
+    """Recognise the main entity of pages of any site by ranking candidates (see the module docstring).
+
+    Parameters
+    ----------
+    method, max_iter, learning_rate, max_depth, min_samples_leaf, l2
+        The :class:`~mainentity.models.ranker.CandidateRanker`'s.
+    monotonic : bool, default True
+        Enforce the signs of :data:`~mainentity.features.transfer.MONOTONIC_FEATURES` (``gbm``).
+    max_negatives : int, default 100
+        At most this many other candidates of each training page, sampled at random (all main-entity
+        candidates are kept): fitting time grows with candidates, the ranking hardly does.
+    site_features : bool, default True
+        Use the site-level features (template share, slot share and variety); off, they are 0 as on a
+        site of one page.
+    site_dropout : float, default 0.5
+        Share of the training pages of multi-page sites whose site features are set to those of a
+        one-page site, so the ranker also learns to answer without site evidence (a dump of unrelated
+        pages).
+    site_vote : bool, default True
+        Site-level inference (step 4).
+    vote_min_pages : int, default 3
+        Sites with fewer pages are not voted on.
+    vote_share : float, default 0.5
+        The winning slot must hold the best candidate on at least this share of the site's pages.
+    vote_margin : float, default 2.0
+        A page takes the winning slot's candidate when its score is at least its best score minus this
+        (ranker score units, log-odds).
+    calibrate : bool, default True
+        Fit the answer calibrator on held-out folds; off, the score is the ranker's raw best score.
+    n_folds : int, default 5
+        Folds for the calibrator.
+    abstain_below : float, default 0.0
+        Calibrated probability under which a page gets no answer (``main_entity`` empty; the score and
+        candidates are still given). 0 never abstains.
+    n_top : int, default 5
+        Candidates listed in each prediction's ``candidates``.
+    random_state : int or None
+
+    Attributes
+    ----------
+    ranker_ : CandidateRanker
+    calibrator_ : AnswerCalibrator or None
+    feature_names_ : tuple of str
+    n_training_pages_, n_training_candidates_ : int
+    """
+
+    site_level: ClassVar[bool] = True
+
+    def __init__(self, method="gbm", max_iter=200, learning_rate=0.1, max_depth=4, min_samples_leaf=40, l2=1.0,
+                 monotonic=True, max_negatives=100, site_features=True, site_dropout=0.5, site_vote=True, vote_min_pages=3, vote_share=0.5,
+                 vote_margin=2.0, calibrate=True, n_folds=5, abstain_below=0.0, n_top=5, random_state=None):
+        self.method = method
+        self.max_iter = max_iter
+        self.learning_rate = learning_rate
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.l2 = l2
+        self.monotonic = monotonic
+        self.max_negatives = max_negatives
+        self.site_features = site_features
+        self.site_dropout = site_dropout
+        self.site_vote = site_vote
+        self.vote_min_pages = vote_min_pages
+        self.vote_share = vote_share
+        self.vote_margin = vote_margin
+        self.calibrate = calibrate
+        self.n_folds = n_folds
+        self.abstain_below = abstain_below
+        self.n_top = n_top
+        self.random_state = random_state
+
+    def _ranker(self) -> CandidateRanker:
+        monotonic = [MONOTONIC_FEATURES.get(name, 0) for name in TRANSFER_FEATURES] if self.monotonic else None
+        return CandidateRanker(self.method, self.max_iter, self.learning_rate, self.max_depth,
+                               self.min_samples_leaf, self.l2, monotonic, self.random_state)
+
+    def _page_candidates(self, documents: Sequence[Document]) -> list[tuple[list[TextBlock], np.ndarray]]:
+        """Candidates and features of every document (site profiles over the given documents)."""
+        out: list[tuple[list[TextBlock], np.ndarray] | None] = [None] * len(documents)
+        for indices in _by_site(documents).values():
+            candidates = [page_candidates(documents[i].rendered) for i in indices]
+            profile = site_profile(candidates) if self.site_features else SiteProfile(1)
+            for i, page_candidates_ in zip(indices, candidates, strict=True):
+                document = documents[i]
+                out[i] = (page_candidates_, candidate_features(page_candidates_, document.page, document.rendered,
+                                                               profile))
+        return out
+
+    def fit(self, documents: Sequence[Document]) -> GeneralRecognizer:
+        """Learn from labeled rendered documents; return ``self``.
+
+        Candidates are labeled main entity as :func:`~mainentity.features.labels.main_entity_labels`
+        says (equal to a label after normalisation, else the best token Dice >= 0.8). Documents without
+        a rendering, labels or candidates are skipped with one warning that counts them.
+
+        Raises
+        ------
+        ValueError
+            If no document has both a main-entity candidate and another candidate.
+        """
+        usable = [d for d in documents if d.rendered is not None and d.page.main_entity]
+        if len(usable) < len(documents):
+            warnings.warn(f"{len(documents) - len(usable)} of {len(documents)} training documents skipped "
+                          "(not rendered or unlabeled)", stacklevel=2)
+        rng = np.random.default_rng(self.random_state)
+        features = self._page_candidates(usable)
+        rows, labels, groups, sites = [], [], [], []
+        site_ids = {site: k for k, site in enumerate(_by_site(usable))}
+        for page_id, (document, (candidates, x)) in enumerate(zip(usable, features, strict=True)):
+            if not candidates:
+                continue
+            y = main_entity_labels([c.text for c in candidates], document.page.main_entity)
+            negatives = np.flatnonzero(~y)
+            if len(negatives) > self.max_negatives:
+                keep = np.sort(np.concatenate([np.flatnonzero(y), rng.choice(negatives, self.max_negatives,
+                                                                             replace=False)]))
+                x, y = x[keep], y[keep]
+            if x[0, _SITE_COLUMNS[0]] == 1.0 and rng.random() < self.site_dropout:
+                x = x.copy()
+                x[:, _SITE_COLUMNS] = 0.0
+            rows.append(x)
+            labels.append(y)
+            groups.append(np.full(len(y), page_id))
+            sites.append(np.full(len(y), site_ids[document.page.site_id]))
+        if not rows:
+            raise ValueError("no training document has candidates")
+        X, y, groups, sites = (np.concatenate(a) for a in (rows, labels, groups, sites))
+        self.ranker_ = self._ranker().fit(X, y, groups)
+        self.calibrator_ = self._fit_calibrator(X, y, groups, sites) if self.calibrate else None
+        self.feature_names_ = TRANSFER_FEATURES
+        self.n_training_pages_ = len(rows)
+        self.n_training_candidates_ = len(y)
+        return self
+
+    def _fit_calibrator(self, X, y, groups, sites) -> AnswerCalibrator | None:
+        """Isotonic map from a page's best held-out score to whether that answer was right."""
+        units = sites if len(np.unique(sites)) >= self.n_folds else groups
+        unit_ids = np.unique(units)
+        fold_of = dict(zip(unit_ids, np.random.default_rng(self.random_state).permutation(len(unit_ids))
+                           % self.n_folds, strict=True))
+        folds = np.array([fold_of[u] for u in units])
+        scores = cross_fitted_scores(self._ranker(), X, y, groups, folds)
+        held = ~np.isnan(scores)
+        best = best_per_group(scores[held], groups[held])
+        top_scores = np.array([scores[held][i] for i in best.values()])
+        correct = np.array([y[held][i] for i in best.values()], dtype=float)
+        if len(top_scores) == 0:
+            return None
+        return AnswerCalibrator().fit(top_scores, correct)
+
+    def candidate_scores(self, documents: Sequence[Document]) -> list[tuple[list[TextBlock], np.ndarray]]:
+        """Every candidate of every document with its ranker score, after site-level inference.
+
+        Parameters
+        ----------
+        documents : sequence of Document
+            Rendered documents; the documents of one site are profiled together.
+
+        Returns
+        -------
+        scored : list of (candidates, scores)
+            Per document: its candidates and an ndarray of shape (n_candidates,) of scores (the
+            winning slot's candidate gets the page's best score plus a small epsilon when the vote
+            moves the answer to it).
+        """
+        check_is_fitted(self)
+        featured = self._page_candidates(documents)
+        scored = [(c, self.ranker_.decision_function(x) if len(c) else np.zeros(0)) for c, x in featured]
+        if self.site_vote:
+            for indices in _by_site(documents).values():
+                self._vote([scored[i] for i in indices])
+        return scored
+
+    def _vote(self, site_scored: list[tuple[list[TextBlock], np.ndarray]]) -> None:
+        """Site-level inference, in place: move each page's answer to the winning slot when close."""
+        pages = [(c, s) for c, s in site_scored if len(c)]
+        if len(pages) < self.vote_min_pages:
+            return
+        votes = Counter(slot_of(c[int(np.argmax(s))]) for c, s in pages)
+        slot, count = votes.most_common(1)[0]
+        if count < self.vote_share * len(pages):
+            return
+        for candidates, scores in pages:
+            best = int(np.argmax(scores))
+            in_slot = [i for i, c in enumerate(candidates) if slot_of(c) == slot]
+            if not in_slot or best in in_slot:
+                continue
+            challenger = max(in_slot, key=lambda i: scores[i])
+            if scores[challenger] >= scores[best] - self.vote_margin:
+                scores[challenger] = scores[best] + 1e-6
+
+    def predict(self, documents: Sequence[Document]) -> list[Prediction]:
+        """One prediction per document, in order; pass all the documents of a site in one call.
+
+        ``score`` is the calibrated probability that the answer is right (the raw ranker score when
+        ``calibrate`` is off); ``candidates`` the ``n_top`` best distinct texts.
+        """
+        check_is_fitted(self)
+        predictions: list[Prediction | None] = [None] * len(documents)
+        renderable = [i for i, d in enumerate(documents) if d.rendered is not None]
+        scored = self.candidate_scores([documents[i] for i in renderable]) if renderable else []
+        for i, (candidates, scores) in zip(renderable, scored, strict=True):
+            predictions[i] = self._prediction(documents[i], candidates, scores)
+        for i, document in enumerate(documents):
+            if predictions[i] is None:
+                page = document.page
+                predictions[i] = Prediction(page.site_id, page.path, page.url, error="not rendered")
+        return predictions
+
+    def _prediction(self, document: Document, candidates: list[TextBlock], scores: np.ndarray) -> Prediction:
+        page = document.page
+        if not candidates:
+            return Prediction(page.site_id, page.path, page.url, error="no text blocks")
+        order = np.argsort(-scores, kind="stable")
+        best = candidates[order[0]]
+        score = float(scores[order[0]])
+        if self.calibrator_ is not None:
+            score = float(self.calibrator_.predict_proba([score])[0])
+        top = tuple(dict.fromkeys(candidates[i].text for i in order))[: self.n_top]
+        answer = "" if self.abstain_below > 0 and score < self.abstain_below else best.text
+        return Prediction(page.site_id, page.path, page.url, main_entity=answer, score=score,
+                          bbox=(best.x, best.y, best.width, best.height), candidates=top)
