@@ -29,7 +29,7 @@ import logging
 import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 from urllib.parse import unquote, unquote_plus, urljoin, urlsplit, urlunsplit
 
@@ -413,7 +413,7 @@ class AnchorCoverage:
     n_links: int = 0
     n_hidden_links: int = 0
     n_generic_links: int = 0
-    url_key: str = field(default="")
+    url_key: str = ""
 
     @property
     def share_pages_with_anchors(self) -> float:

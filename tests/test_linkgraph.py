@@ -13,6 +13,7 @@ import pytest
 from mainentity.linkgraph import (
     AnchorCoverage,
     UrlKey,
+    _Prefilter,
     incoming_anchors,
     learn_url_key,
     link_graph,
@@ -167,24 +168,31 @@ def test_with_incoming_anchors_returns_new_pages():
     assert out[1].html == pages[1].html and out[1].url == pages[1].url
 
 
-def test_odd_hrefs_agree_with_the_unfiltered_path():
-    # the last-segment pre-filter must not lose links: compare with url_pattern that never matches
+def test_the_href_prefilter_loses_no_link(monkeypatch):
     body = (
         '<a href="..">Up</a> <a href="./">Here</a> <a href="">Empty</a> <a href="?q=1">Query</a>'
         '<a href="//shop.example">Scheme-relative</a> <a href="HTTPS://SHOP.EXAMPLE?x">Bare host</a>'
         '<a href=" ../ ">Spaced</a> <a href="../%20x.html">Encoded</a> <a href="..\n/d.html">Newline</a>'
+        '<a href="../INDEX.HTML">Index</a> <a href="/c/d.html;jsessionid=A1?utm_source=x">Session</a>'
+        '<a href="/elsewhere/p%64/%31/778?e=1">Encoded id</a> <a href="/v/pd/2/">Id with slash</a>'
     )
-    urls = ["/", "/c/", "/c/d.html", "/c/d/", "/c/%20x.html", "/c/d.html?q=1", "/?x"]
+    urls = ["/", "/c/", "/c/d.html", "/c/d/", "/c/%20x.html", "/c/d.html?q=1", "/?x", "/y/pd/1", "/z/pd/2", "/w/pd/3"]
     pages = [page("src.html", f"{HOST}/c/d/", body)]
     pages += [page(f"{i}.html", HOST + url, "") for i, url in enumerate(urls)]
-    fast = incoming_anchors(pages)
-    assert fast == incoming_anchors(pages, url_pattern="(?!)")
-    assert fast["0.html"] == ("Scheme-relative",)
-    assert fast["1.html"] == ("Up", "Spaced")
-    assert fast["2.html"] == ("Newline",)
-    assert fast["4.html"] == ("Encoded",)
-    assert fast["5.html"] == ()  # ?q=1 resolves against /c/d/ -> /c/d/?q=1, not in the dump
-    assert fast["6.html"] == ("Bare host",)
+    fast = link_graph(pages)
+    monkeypatch.setattr(_Prefilter, "__call__", lambda self, href: True)
+    unfiltered = link_graph(pages)
+    assert fast.anchors == unfiltered.anchors
+    assert fast.url_key == unfiltered.url_key == UrlKey(frozenset({"q", "x"}), key_word="pd")
+    anchors = fast.anchors
+    assert anchors["0.html"] == ("Scheme-relative",)
+    assert anchors["1.html"] == ("Up", "Spaced", "Index")
+    assert anchors["2.html"] == ("Newline", "Session")
+    assert anchors["4.html"] == ("Encoded",)
+    assert anchors["5.html"] == ()  # ?q=1 resolves against /c/d/ -> /c/d/?q=1, not in the dump
+    assert anchors["6.html"] == ("Bare host",)
+    # the segment after "pd" (percent-decoded, before a session segment or a trailing slash) names the page
+    assert (anchors["7.html"], anchors["8.html"], anchors["9.html"]) == (("Encoded id",), ("Id with slash",), ())
 
 
 def test_sample_shop_anchors():
