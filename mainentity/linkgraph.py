@@ -261,8 +261,8 @@ def _session_params(
 
     A session id has one value on all the links of a page to different pages of the dump (one value per
     crawl, or per page); a parameter that names the target changes from link to link. Only pages with
-    links to at least two different targets carrying the parameter are evidence; at least two such
-    pages are needed.
+    links to at least two different targets (path and the other ``names``) carrying the parameter are
+    evidence; at least two such pages are needed, and :data:`_SESSION_SHARE` of them must agree.
     """
     page_paths = {(parts.scheme, parts.netloc, parts.path) for parts in page_parts}
     values: dict[str, dict[int, set[str]]] = defaultdict(lambda: defaultdict(set))
@@ -274,7 +274,8 @@ def _session_params(
             name = _param_name(piece)
             if name in names:
                 values[name][source].add(piece)
-                targets[name][source].add((parts.path, tuple(other for other in parts.query if other != piece)))
+                others = tuple(other for other in parts.query if other != piece and _param_name(other) in names)
+                targets[name][source].add((parts.path, others))
     sessions = set()
     for name in names:
         evidence = [source for source, seen in targets[name].items() if len(seen) >= 2]
@@ -318,6 +319,7 @@ def _n_matched(rule: UrlKey, page_parts: Sequence[UrlParts], links: Sequence[tup
 
 
 def _n_keys(rule: UrlKey, page_parts: Sequence[UrlParts]) -> int:
+    """Distinct keys of the pages under ``rule``: fewer than distinct URLs when it merges pages."""
     return len({rule.key_of_parts(parts) for parts in page_parts})
 
 

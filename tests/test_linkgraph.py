@@ -298,6 +298,18 @@ def test_learn_url_key_query_parameters():
     assert learn_url_key(pages, links).page_params == frozenset({"v"})
 
 
+
+def test_learn_url_key_finds_session_parameters_in_page_urls():
+    sessions = {1: "A7", 2: "B8", 3: "C9"}
+    pages = [f"http://o.example/p.php?id={n}&sid={sessions[n]}" for n in sessions]
+    links = [(n - 1, f"http://o.example/p.php?id={m}&sid={sessions[n]}") for n in sessions for m in sessions if m != n]
+    rule = learn_url_key(pages, links)
+    assert rule.page_params == frozenset({"id"})
+    assert rule.key(links[0][1]) == rule.key(pages[1])
+    # a value that changes with the target, not with the linking page, is no session id
+    links = [(n - 1, f"http://o.example/p.php?id={m}&sid={sessions[m]}") for n in sessions for m in sessions if m != n]
+    assert learn_url_key(pages, links).page_params == frozenset({"id", "sid"})
+
 def christianbook_like_site(n_pages: int = 4) -> list[Page]:
     """Product pages /<title>/<author>/<isbn>/pd/<id>; links add a session segment and vary the slug."""
     pages = []
