@@ -53,9 +53,10 @@ class DataConfig:
     base_url : str or None
         URL prefix for pages of dumps that have no manifest and no ``<base href>``.
     anchor_url_pattern : str or None
-        Regular expression whose first group identifies a page in URLs, for sites whose links carry
-        session ids or tracking parameters (christianbook: ``/pd/(\\d+)``); ``None`` matches links to
-        pages by their normalised URL (see :func:`mainentity.linkgraph.incoming_anchors`).
+        Override: a regular expression whose first group identifies a page in URLs (christianbook:
+        ``/pd/(\\d+)``); ``None`` matches links to pages by the rule learnt from each site dump
+        (normalised URLs, tracking and session parameters dropped, a page-id path segment; see
+        :func:`mainentity.linkgraph.link_graph`).
     """
 
     datasets: tuple[str, ...] = ()

@@ -10,12 +10,12 @@ import logging
 import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
 from mainentity.config import CleaningConfig, DataConfig, RenderConfig
-from mainentity.linkgraph import with_incoming_anchors
+from mainentity.linkgraph import AnchorCoverage, link_graph
 from mainentity.recognizers.base import Recognizer
 from mainentity.records import Document, Page, Prediction
 from mainentity.sitedump import PageFailure, read_dataset
@@ -25,10 +25,21 @@ logger = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class LoadedPages:
-    """Pages read from the configured datasets, with incoming anchors, and the files that failed."""
+    """Pages read from the configured datasets, with incoming anchors, and the files that failed.
+
+    Attributes
+    ----------
+    pages : tuple of Page
+        The readable pages, ``anchors`` filled.
+    failures : tuple of PageFailure
+        The files that could not be read.
+    anchor_coverage : tuple of AnchorCoverage
+        Per site dump: how many pages received incoming anchor texts, and how links were matched.
+    """
 
     pages: tuple[Page, ...]
     failures: tuple[PageFailure, ...]
+    anchor_coverage: tuple[AnchorCoverage, ...] = ()
 
 
 def load_pages(
@@ -41,21 +52,65 @@ def load_pages(
     """Read every site dump of the given datasets and fill each page's incoming anchor texts (ILA).
 
     The link graph is computed per site dump (Carullo & Binaghi 2010, section 2: A is the set of
-    anchor texts of links in the site that point to the page). ``anchor_url_pattern`` is passed to
-    :func:`mainentity.linkgraph.with_incoming_anchors`.
+    anchor texts of links in the site that point to the page) by :func:`mainentity.linkgraph.link_graph`,
+    which learns how the site's URLs name its pages; ``anchor_url_pattern`` overrides that. The anchor
+    coverage is logged (:func:`log_anchor_coverage`) and returned.
 
     Raises
     ------
     ValueError
-        If a dataset directory holds no site dump.
+        If a dataset directory holds no site dump, or ``anchor_url_pattern`` is not a regular expression.
     """
     pages: list[Page] = []
     failures: list[PageFailure] = []
+    coverage: list[AnchorCoverage] = []
     for dataset in datasets:
         for site in read_dataset(dataset, base_url=base_url, max_pages_per_site=max_pages_per_site):
-            pages.extend(with_incoming_anchors(site.pages, url_pattern=anchor_url_pattern))
+            graph = link_graph(site.pages, url_pattern=anchor_url_pattern)
+            pages.extend(replace(page, anchors=graph.anchors[page.path]) for page in site.pages)
             failures.extend(site.failures)
-    return LoadedPages(tuple(pages), tuple(failures))
+            coverage.append(graph.coverage)
+    log_anchor_coverage(coverage)
+    return LoadedPages(tuple(pages), tuple(failures), tuple(coverage))
+
+
+def _site_coverage_note(site: AnchorCoverage) -> str:
+    """The site's coverage line; for a silent site (several pages, no anchor text) with what to check."""
+    if site.silent:
+        return f"{site.summary()}: check that its pages link to each other, or set data.anchor_url_pattern"
+    return site.summary()
+
+
+def anchor_coverage_notes(coverage: Sequence[AnchorCoverage]) -> list[str]:
+    """Report lines on the incoming-anchor coverage: one overall, one per site of several pages.
+
+    A site of several pages where no page received an anchor text gets a warning: its anchor-text
+    features are empty, so models that use them see less than they were designed for.
+
+    Examples
+    --------
+    >>> for line in anchor_coverage_notes([AnchorCoverage("a", 3, 0), AnchorCoverage("b", 1, 0)]):
+    ...     print(line[:50])
+    Incoming anchor texts (ILA): 0 of 4 pages (0.0%) i
+    Warning: site a: 0 of 3 pages (0.0%) have incoming
+    """
+    n_pages = sum(site.n_pages for site in coverage)
+    n_with = sum(site.n_pages_with_anchors for site in coverage)
+    share = n_with / n_pages if n_pages else 0.0
+    lines = [f"Incoming anchor texts (ILA): {n_with} of {n_pages} pages ({share:.1%}) in {len(coverage)} "
+             f"site{'s' if len(coverage) != 1 else ''} have at least one."]
+    for site in coverage:
+        if site.n_pages >= 2:
+            lines.append(("Warning: " if site.silent else "") + _site_coverage_note(site))
+    return lines
+
+
+def log_anchor_coverage(coverage: Sequence[AnchorCoverage]) -> None:
+    """Log the overall coverage and each site of several pages (info), a silent site as a warning."""
+    logger.info("%s", anchor_coverage_notes(coverage)[0])
+    for site in coverage:
+        if site.n_pages >= 2:
+            (logger.warning if site.silent else logger.info)("%s", _site_coverage_note(site))
 
 
 def load_labeled_pages(
@@ -280,4 +335,5 @@ def data_summary(data: DataConfig, loaded: LoadedPages) -> dict:
         "n_labeled_pages": labeled,
         "n_unreadable_pages": len(loaded.failures),
         "share_pages_with_anchors": round(with_anchors / len(loaded.pages), 4) if loaded.pages else math.nan,
+        "anchor_coverage": [asdict(site) for site in loaded.anchor_coverage],
     }

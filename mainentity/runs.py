@@ -30,6 +30,7 @@ from mainentity import __version__
 from mainentity.config import CleaningConfig, Config, RenderConfig, config_from_dict, config_to_dict
 from mainentity.evaluation.report import write_text_atomic
 from mainentity.pipeline import (
+    anchor_coverage_notes,
     clean_documents,
     data_summary,
     error_prediction,
@@ -168,7 +169,10 @@ def train(config: Config) -> Path:
     timings["predict_s"] = time.perf_counter() - tick
     timings["predict_pages_per_s"] = len(test_documents) / max(timings["predict_s"], 1e-9)
 
-    summary = _evaluate(predictions, labels_of(test_pages), config, run_dir, title=f"{config.name}: test split")
+    summary = _evaluate(
+        predictions, labels_of(test_pages), config, run_dir, title=f"{config.name}: test split",
+        notes=anchor_coverage_notes(loaded.anchor_coverage),
+    )
     timings["total_s"] = time.perf_counter() - started
     meta = {
         "mainentity_version": __version__,
@@ -281,7 +285,10 @@ def evaluate(model_dir: str | Path, dataset: str | Path, out_dir: str | Path | N
     predictions = predict_documents(model.recognizer, _progress(stream, len(labeled), "evaluate"), cleaners=cleaners,
                                     pages_per_site=Counter(page.site_id for page in labeled))
     config = dataclasses.replace(model.config, data=dataclasses.replace(model.config.data, datasets=(str(dataset),)))
-    _evaluate(predictions, labels_of(labeled), config, out, title=f"{model.config.name} on {Path(dataset).name}")
+    _evaluate(
+        predictions, labels_of(labeled), config, out, title=f"{model.config.name} on {Path(dataset).name}",
+        notes=anchor_coverage_notes(loaded.anchor_coverage),
+    )
     return out
 
 

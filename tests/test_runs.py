@@ -2,6 +2,7 @@
 
 import dataclasses
 import json
+import logging
 import shutil
 from pathlib import Path
 
@@ -71,7 +72,8 @@ def test_smoke_run_of_every_config_writes_its_run_directory(path, tmp_path, rend
 
 
 @pytest.mark.browser
-def test_train_predict_evaluate_on_the_sample_shop(tmp_path, render_cache_dir):
+def test_train_predict_evaluate_on_the_sample_shop(tmp_path, render_cache_dir, caplog):
+    caplog.set_level(logging.INFO, logger="mainentity")
     config_path = tmp_path / "sample.yaml"
     config_path.write_text(
         f"defaults: [{REPO / 'configs' / 'sample-msrbfn.yaml'}]\n"
@@ -81,6 +83,9 @@ def test_train_predict_evaluate_on_the_sample_shop(tmp_path, render_cache_dir):
     )
     assert main(["train", str(config_path)]) == 0
     model_dir = tmp_path / "runs" / "sample-msrbfn"
+    coverage = "Incoming anchor texts (ILA): 42 of 42 pages (100.0%) in 1 site have at least one."
+    assert coverage in (model_dir / "report.md").read_text() and coverage in caplog.text
+    caplog.clear()
 
     # A copy of the site with two bad pages: the batch goes on and reports them.
     site = tmp_path / "site"
@@ -96,6 +101,7 @@ def test_train_predict_evaluate_on_the_sample_shop(tmp_path, render_cache_dir):
     assert "empty" in errors["pages/empty.html"] and errors["pages/binary.html"]
     good = rows[rows["error"] == ""]
     assert len(good) == 42 and (good["main_entity"] != "").all()
+    assert coverage in caplog.text  # the two unreadable pages are not pages of the site
     assert (good["width"].astype(float) > 0).all()
 
     # Running again resumes: nothing new to write.
@@ -105,6 +111,7 @@ def test_train_predict_evaluate_on_the_sample_shop(tmp_path, render_cache_dir):
     assert main(["evaluate", str(model_dir), str(SAMPLE_SHOP), "-o", str(tmp_path / "eval")]) == 0
     summary = pd.read_csv(tmp_path / "eval" / "summary.csv")
     assert summary.loc[0, "n_pages"] == 42
+    assert coverage in (tmp_path / "eval" / "report.md").read_text()
 
 
 @pytest.mark.browser

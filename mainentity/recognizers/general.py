@@ -97,8 +97,9 @@ class GeneralRecognizer(Recognizer):
     site_level: ClassVar[bool] = True
 
     def __init__(self, method="gbm", max_iter=200, learning_rate=0.1, max_depth=4, min_samples_leaf=40, l2=1.0,
-                 monotonic=True, max_negatives=100, site_features=True, site_dropout=0.5, site_vote=True, vote_min_pages=3, vote_share=0.5,
-                 vote_margin=2.0, calibrate=True, n_folds=5, abstain_below=0.0, n_top=5, random_state=None):
+                 monotonic=True, max_negatives=100, site_features=True, site_dropout=0.5, site_vote=True,
+                 vote_min_pages=3, vote_share=0.5, vote_margin=2.0, calibrate=True, n_folds=5, abstain_below=0.0,
+                 n_top=5, random_state=None):
         self.method = method
         self.max_iter = max_iter
         self.learning_rate = learning_rate

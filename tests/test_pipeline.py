@@ -1,0 +1,58 @@
+"""Tests of mainentity.pipeline: loading site dumps with their incoming anchor texts and coverage."""
+
+import logging
+
+from conftest import SAMPLE_SHOP
+
+from mainentity.config import DataConfig
+from mainentity.linkgraph import AnchorCoverage
+from mainentity.pipeline import anchor_coverage_notes, data_summary, load_pages
+
+
+def test_load_pages_reports_the_anchor_coverage(caplog):
+    with caplog.at_level(logging.INFO, logger="mainentity.pipeline"):
+        loaded = load_pages([str(SAMPLE_SHOP)])
+    (coverage,) = loaded.anchor_coverage
+    assert (coverage.site_id, coverage.n_pages, coverage.n_pages_with_anchors) == ("sample-shop", 42, 42)
+    assert sum(1 for page in loaded.pages if page.anchors) == 42
+    assert "Incoming anchor texts (ILA): 42 of 42 pages (100.0%) in 1 site have at least one." in caplog.text
+    assert "site sample-shop: 42 of 42 pages (100.0%) have incoming anchor texts from 592 links" in caplog.text
+    assert not [record for record in caplog.records if record.levelno >= logging.WARNING]
+    summary = data_summary(DataConfig(datasets=(str(SAMPLE_SHOP),)), loaded)
+    assert summary["share_pages_with_anchors"] == 1.0
+    assert summary["anchor_coverage"] == [{
+        "site_id": "sample-shop", "n_pages": 42, "n_pages_with_anchors": 42, "n_links": 592,
+        "n_hidden_links": 0, "n_generic_links": 15, "url_key": "normalised URL, query parameters kept: none",
+    }]
+
+
+def test_a_site_whose_pages_do_not_link_to_each_other_is_a_warning(tmp_path, caplog):
+    site = tmp_path / "blog"
+    site.mkdir()
+    (site / "a.html").write_text('<a href="https://elsewhere.example/">Out</a><h1>A</h1>')
+    (site / "b.html").write_text("<h1>B</h1>")
+    with caplog.at_level(logging.INFO, logger="mainentity.pipeline"):
+        loaded = load_pages([str(site)], base_url="https://blog.example/")
+    assert loaded.anchor_coverage[0].silent
+    (warning,) = [record for record in caplog.records if record.levelno == logging.WARNING]
+    assert warning.getMessage().startswith("site blog: 0 of 2 pages (0.0%) have incoming anchor texts")
+    assert "set data.anchor_url_pattern" in warning.getMessage()
+
+
+def test_anchor_coverage_notes():
+    notes = anchor_coverage_notes([
+        AnchorCoverage("shop", 4, 3, n_links=5, url_key="normalised URL"),
+        AnchorCoverage("blog", 2, 0, url_key="normalised URL"),
+        AnchorCoverage("lone", 1, 0),
+    ])
+    assert notes == [
+        "Incoming anchor texts (ILA): 3 of 7 pages (42.9%) in 3 sites have at least one.",
+        "site shop: 3 of 4 pages (75.0%) have incoming anchor texts from 5 links "
+        "(0 hidden and 0 generic links left out; normalised URL)",
+        "Warning: site blog: 0 of 2 pages (0.0%) have incoming anchor texts from 0 links "
+        "(0 hidden and 0 generic links left out; normalised URL): check that its pages link to each other, "
+        "or set data.anchor_url_pattern",
+    ]
+    assert anchor_coverage_notes([]) == [
+        "Incoming anchor texts (ILA): 0 of 0 pages (0.0%) in 0 sites have at least one."
+    ]
