@@ -114,6 +114,7 @@ def render_settings(render: RenderConfig):
         timeout_s=render.timeout_s,
         concurrency=render.concurrency,
         retries=render.retries,
+        subresources=render.subresources,
     )
 
 
