@@ -638,15 +638,20 @@ class DumpFile:
 def subresource_candidates(url: str, page_url: str, page_path: str) -> list[str]:
     """Dump-relative paths where the file behind a page's subresource request may be, best first.
 
-    Three layouts are tried:
+    Four layouts are tried:
 
     1. the dump mirrors the page's site: a URL on the page's own origin is taken relative to the page
        (the URL's path relative to the directory of ``page_url``, applied to the directory of
        ``page_path``), which covers relative links, root-relative links and links rewritten by
        ``wget --convert-links``, HTTrack or a browser's "Save page, complete";
-    2. host directories, as ``wget --mirror`` and HTTrack write them: ``<host>/<path>`` under the
-       page's directory or any directory above it (the dump root included);
-    3. "Save page, complete": ``<page name>_files/<file name>`` beside the page, for references the
+    2. the page's directory or any directory above it (the dump root included) is the site's root:
+       ``<path>`` under it, for a URL on the page's own origin. This finds the files of a converted
+       link that climbs above the site root of ``page_url`` (``../../fonts.example/a.woff2`` from
+       ``https://shop.example/css/`` ends at the origin's root, while the file is beside the
+       ``shop.example`` directory);
+    3. host directories, as ``wget --mirror`` and HTTrack write them: ``<host>/<path>`` under the
+       page's directory or any directory above it;
+    4. "Save page, complete": ``<page name>_files/<file name>`` beside the page, for references the
        browser did not rewrite.
 
     A URL with a query also tries the names wget gives such files (``style.css?v=2``, ``style.css@v=2``
@@ -671,8 +676,8 @@ def subresource_candidates(url: str, page_url: str, page_path: str) -> list[str]
     Examples
     --------
     >>> subresource_candidates("https://shop.example/css/site.css", "https://shop.example/p/1.html",
-    ...                        "pages/p/1.html")[:2]
-    ['pages/css/site.css', 'pages/p/shop.example/css/site.css']
+    ...                        "pages/p/1.html")[:3]
+    ['pages/css/site.css', 'pages/p/css/site.css', 'css/site.css']
     >>> subresource_candidates("https://cdn.example/a.woff2", "https://shop.example/p/1.html",
     ...                        "shop.example/p/1.html")
     ['shop.example/p/cdn.example/a.woff2', 'shop.example/cdn.example/a.woff2', 'cdn.example/a.woff2', \
@@ -686,17 +691,16 @@ def subresource_candidates(url: str, page_url: str, page_path: str) -> list[str]
     request_path = unquote(parts.path) or "/"
     page_parts = urlsplit(page_url)
     page_dir = posixpath.dirname(page_path)
+    ancestors = [page_dir]
+    while ancestors[-1]:
+        ancestors.append(posixpath.dirname(ancestors[-1]))
     relatives: list[tuple[str, str]] = []  # (directory in the dump, path below it)
     if (parts.scheme, parts.netloc.lower()) == (page_parts.scheme, page_parts.netloc.lower()):
         page_url_dir = posixpath.dirname(unquote(page_parts.path) or "/")
         relatives.append((page_dir, posixpath.relpath(request_path, page_url_dir)))
-    hosts = dict.fromkeys([parts.netloc.lower(), parts.hostname])
-    directory = page_dir
-    while True:
-        relatives.extend((directory, host + request_path) for host in hosts)
-        if not directory:
-            break
-        directory = posixpath.dirname(directory)
+        relatives.extend((directory, request_path.lstrip("/")) for directory in ancestors)
+    for host in dict.fromkeys([parts.netloc.lower(), parts.hostname]):
+        relatives.extend((directory, host + request_path) for directory in ancestors)
     stem = posixpath.splitext(posixpath.basename(page_path))[0]
     relatives.append((page_dir, f"{stem}_files/{posixpath.basename(request_path)}"))
     candidates: dict[str, None] = {}
