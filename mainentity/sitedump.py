@@ -35,6 +35,7 @@ import logging
 import os
 import posixpath
 import re
+import stat
 import threading
 import warnings
 from collections.abc import Iterable
@@ -754,14 +755,14 @@ class DumpFiles:
         parts = path.split("/")
         if path.startswith("/") or any(part in ("", ".", "..") or part.startswith(".") for part in parts):
             return None
-        real = os.path.realpath(os.path.join(self._root, *parts))
-        if os.path.commonpath([self._root, real]) != self._root:
-            return None
         try:
-            status = os.stat(real)
+            status = os.stat(os.path.join(self._root, *parts))  # most candidates do not exist: one call
         except OSError:
             return None
-        if not os.path.isfile(real):
+        if not stat.S_ISREG(status.st_mode):
+            return None
+        real = os.path.realpath(os.path.join(self._root, *parts))
+        if os.path.commonpath([self._root, real]) != self._root:
             return None
         stamp = (status.st_size, status.st_mtime_ns)
         with self._lock:
