@@ -300,6 +300,18 @@ def parse_blocks_payload(payload: dict) -> RenderedPage:
         raise ValueError(f"malformed blocks.js payload: {exc}") from exc
 
 
+def chromium_args(settings: RenderSettings) -> list[str]:
+    """The switches Chromium is started with: :data:`CHROMIUM_ARGS`, plus :data:`NO_IMAGES_ARG`
+    when subresources are not served.
+
+    >>> NO_IMAGES_ARG in chromium_args(RenderSettings(subresources=False))
+    True
+    >>> chromium_args(RenderSettings()) == list(CHROMIUM_ARGS)
+    True
+    """
+    return [*CHROMIUM_ARGS, *(() if settings.subresources else (NO_IMAGES_ARG,))]
+
+
 def check_executable(path: str) -> str:
     """Return the Chromium executable's path, or raise a clear error if it is not there.
 
@@ -442,9 +454,8 @@ class Renderer:
 
         self._playwright = await async_playwright().start()
         try:
-            args = [*CHROMIUM_ARGS, *(() if self.settings.subresources else (NO_IMAGES_ARG,))]
             self._browser = await self._playwright.chromium.launch(
-                executable_path=executable, headless=True, args=args
+                executable_path=executable, headless=True, args=chromium_args(self.settings)
             )
         except Exception:
             await self._playwright.stop()
@@ -499,7 +510,8 @@ class Renderer:
                     )
                     return
             self.n_requests_blocked += 1
-            tab.n_blocked += 0 if navigation else 1
+            if not navigation:
+                tab.n_blocked += 1
             # "aborted" cancels a navigation in place (the document stays); other requests just fail.
             await route.abort("aborted" if navigation else "blockedbyclient")
 

@@ -295,6 +295,7 @@ def render_pages(
     Pages are taken ``chunk_size`` at a time: the chunk's cached pages are yielded first (in input
     order), then its misses are rendered by one :class:`Renderer` kept open for the whole call (in
     order of completion) and stored. Failed pages are not cached, so a later run tries them again.
+    The subresources served and blocked per rendered page are logged at the end (INFO).
 
     Parameters
     ----------
@@ -330,6 +331,7 @@ def render_pages(
     cache = RenderCache(cache_dir) if cache_dir is not None else None
     source = iter(pages)
     renderer: Renderer | None = None
+    n_rendered = n_served = n_blocked = 0
     try:
         while chunk := list(itertools.islice(source, chunk_size)):
             misses = []
@@ -347,7 +349,14 @@ def render_pages(
             for outcome in renderer.render(misses):
                 if cache is not None and outcome.rendered is not None:
                     cache.put(outcome, settings)
+                n_rendered += 1
+                n_served += outcome.n_subresources_served
+                n_blocked += outcome.n_subresources_blocked
                 yield outcome
     finally:
         if renderer is not None:
             renderer.close()
+            logger.info(
+                "rendered %d pages in Chromium: %.1f subresources served from the dump and %.1f requests "
+                "blocked per page", n_rendered, n_served / max(n_rendered, 1), n_blocked / max(n_rendered, 1)
+            )
