@@ -28,6 +28,7 @@ layouts understood).
 from __future__ import annotations
 
 import codecs
+import functools
 import hashlib
 import html as html_lib
 import json
@@ -723,7 +724,8 @@ class DumpFiles:
     starting with ``.``), and the file it names, with every symbolic link resolved, is a regular file
     inside the dump directory (a link pointing out of the dump is refused). Files are kept in memory
     (at most :data:`MAX_CACHED_BYTES` per dump) and read again when their size or modification time
-    changes. Safe to use from several threads.
+    changes. Safe to use from several threads. :attr:`holds_subresources` tells whether the dump has
+    anything but pages to serve at all.
 
     Parameters
     ----------
@@ -749,6 +751,20 @@ class DumpFiles:
         self._memo: dict[str, tuple[tuple[int, int], DumpFile]] = {}
         self._n_bytes = 0
         self._lock = threading.Lock()
+
+    @functools.cached_property
+    def holds_subresources(self) -> bool:
+        """Whether the dump has a file other than pages (``.html``, ``.htm``, ``.xhtml``) and the
+        manifest, hidden files aside; looked up once per instance. A dump of pages only (SWDE, the
+        Readability set) has nothing to serve, so the renderer does not even request its pages' images.
+        """
+        for file in self.directory.rglob("*"):
+            relative = file.relative_to(self.directory)
+            if any(part.startswith(".") for part in relative.parts) or relative.as_posix() == MANIFEST_NAME:
+                continue
+            if file.suffix.lower() not in HTML_SUFFIXES and file.is_file():
+                return True
+        return False
 
     def read(self, path: str) -> DumpFile | None:
         """The file at ``path`` (relative to the dump), or ``None`` if it is absent or not allowed."""

@@ -10,7 +10,7 @@ import pytest
 from mainentity.records import Page, RenderedPage, TextBlock
 from mainentity.render import RenderCache, RenderOutcome, RenderSettings, render_pages
 from mainentity.render.cache import cache_key, dump_outcome, load_outcome
-from mainentity.sitedump import read_site_dump
+from mainentity.sitedump import dump_files_for, read_site_dump
 
 
 def make_rendered(n_blocks: int = 3, title: str = "Lydia's Charm | Shop") -> RenderedPage:
@@ -109,6 +109,22 @@ def test_changed_added_or_removed_subresource_is_a_miss(tmp_path):
     assert cache.get(page, settings) is None
     (dump / "b.css").unlink()
     (dump / "css" / "a.css").unlink()  # removed
+    assert cache.get(page, settings) is None
+
+
+def test_first_file_other_than_pages_is_a_miss(tmp_path):
+    """A page of a pages-only dump requests no images; a dump that gains a file may serve them."""
+    (tmp_path / "dump").mkdir()
+    (tmp_path / "dump" / "p.htm").write_text('<img src="a.png" alt="A">')
+    (page,) = read_site_dump(tmp_path / "dump", site_id="cache-test-pages-only").pages
+    cache, settings = RenderCache(tmp_path / "cache"), RenderSettings()
+    cache.put(RenderOutcome(page, make_rendered()), settings)
+    assert cache.get(page, settings) is not None
+    (tmp_path / "dump" / "a.png").write_bytes(b"\x89PNG")
+    files = dump_files_for(page)
+    assert files.holds_subresources is False  # looked up once per process
+    del files.holds_subresources  # as a new process would see the dump
+    assert files.holds_subresources is True
     assert cache.get(page, settings) is None
 
 

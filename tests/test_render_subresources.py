@@ -296,6 +296,16 @@ def test_cache_renders_again_when_a_stylesheet_changes(tmp_path):
     assert len(list(cache_dir.glob("*/*.json.gz"))) == 2  # both versions are kept
 
 
+def test_pages_only_dump_requests_no_images_but_shows_data_images(tmp_path):
+    pixel = "data:image/svg+xml," + "<svg xmlns='http://www.w3.org/2000/svg' width='50' height='80'/>"
+    write(tmp_path / "p.html", f'<p>Top</p><img src="http://shop.example/a.png"><img src="{pixel}"><p>End</p>')
+    (page,) = read_site_dump(tmp_path, site_id="subresources-pages-only").pages
+    (outcome,) = render(RenderSettings(concurrency=1, timeout_s=15), [page])
+    assert (outcome.subresources, outcome.n_subresources_blocked) == ((), 0)
+    top, end = by_text(outcome.rendered, "Top"), by_text(outcome.rendered, "End")
+    assert end.y - (top.y + top.height) >= 80  # the 80 px data: image is laid out
+
+
 def test_page_without_a_known_dump_renders_as_before():
     page = Page("unknown-site", "p.html", "https://shop.example/p.html",
                 '<link rel="stylesheet" href="site.css"><h1>Title</h1>')

@@ -401,6 +401,15 @@ def test_dump_files_refuses_paths_and_links_out_of_the_dump(tmp_path):
     assert {path: files.read(path) for path in refused} == dict.fromkeys(refused)
 
 
+def test_dump_files_holds_subresources(tmp_path):
+    write(tmp_path / "a" / "p.html", "<p>A</p>")
+    write(tmp_path / "a" / "manifest.jsonl", "")
+    write(tmp_path / "a" / ".git" / "HEAD", "ref")
+    assert DumpFiles(tmp_path / "a").holds_subresources is False
+    write(tmp_path / "a" / "p_files" / "site.css", "p{}")
+    assert DumpFiles(tmp_path / "a").holds_subresources is True
+
+
 def test_dump_files_reads_a_changed_file_again(tmp_path):
     file = write(tmp_path / "a.css", "p{color:red}")
     files = DumpFiles(tmp_path)

@@ -9,7 +9,11 @@ from when the dump holds them (:func:`mainentity.sitedump.dump_files_for`; paths
 :func:`mainentity.sitedump.subresource_candidates`, read with its containment checks); every other
 request is aborted, so nothing leaves the machine, no script is ever fetched and the page never
 navigates away from itself (meta refresh, redirects and script-driven location changes are
-cancelled). A page counts as loaded when its document is complete and no web font is still loading.
+cancelled). A page whose dump holds nothing but pages (:attr:`mainentity.sitedump.DumpFiles.holds_subresources`)
+is served with a Content-Security-Policy that keeps its images from being requested at all (as with
+subresources off, but ``data:`` images are shown): such requests could only be blocked, and each
+costs about 2 ms of CPU. A page counts as loaded when its document is complete and no web font is
+still loading.
 A crashed or hung tab is closed and replaced, and a failed page is retried in a fresh tab before it is
 reported.
 
@@ -100,6 +104,10 @@ CHROMIUM_ARGS = (
 #: Added to :data:`CHROMIUM_ARGS` when subresources are not served: images are then not even
 #: requested, which gives the layout of blocked images at ~25% less CPU.
 NO_IMAGES_ARG = "--blink-settings=imagesEnabled=false"
+
+#: Response header of a page whose dump has nothing to serve: images other than ``data:`` URIs are
+#: not requested (a policy the page sets itself still applies too).
+NO_IMAGES_POLICY = {"content-security-policy": "img-src data:"}
 
 #: Playwright resource types served from the dump (``@import`` and ``srcset`` arrive as these too).
 SERVED_RESOURCE_TYPES = ("stylesheet", "font", "image")
@@ -197,7 +205,8 @@ class RenderOutcome:
     subresources : tuple of (str, str)
         ``(url, sha256)`` of each stylesheet, font and image the page requested, sorted; ``sha256`` is
         the hex SHA-256 of the dump file served, ``""`` when the request was blocked (not in the dump,
-        or subresources off). Part of the render cache key.
+        or subresources off). Images are not requested when subresources are off or the page's dump
+        holds nothing but pages. Part of the render cache key.
     n_subresources_served : int
         Requests answered from the site dump.
     n_subresources_blocked : int
@@ -338,6 +347,7 @@ class _Tab:
         self.url = ""
         self.path = ""
         self.files: DumpFiles | None = None
+        self.headers: dict[str, str] = {}
         self.subresources: list[tuple[str, str]] = []
         self.n_blocked = 0
 
@@ -348,6 +358,9 @@ class _Tab:
         self.url = load_url(page)
         self.path = page.path
         self.files = files
+        self.headers = {"content-type": "text/html; charset=utf-8"}
+        if files is None or not files.holds_subresources:
+            self.headers.update(NO_IMAGES_POLICY)
         self.subresources = []
         self.n_blocked = 0
 
@@ -494,7 +507,7 @@ class Renderer:
             navigation = request.is_navigation_request()
             if not tab.served and navigation:
                 tab.served = True
-                await route.fulfill(status=200, content_type="text/html; charset=utf-8", body=tab.document)
+                await route.fulfill(status=200, headers=tab.headers, body=tab.document)
                 return
             if not navigation and request.resource_type in SERVED_RESOURCE_TYPES:
                 found = tab.files.find(request.url, tab.url, tab.path) if tab.files is not None else None

@@ -3,10 +3,11 @@
 An entry is keyed by a SHA-256 over the page's markup and URL, the render settings that change the
 output (JavaScript, viewport, subresources), the version of the extraction script (``blocks.js``)
 and, when subresources are served, the content of every stylesheet, font and image the page
-requested (:func:`cache_key`); it holds the :class:`~mainentity.records.RenderedPage` as compact
-gzipped JSON (blocks as arrays in :class:`~mainentity.records.TextBlock` field order) with the
-page's subresource record. Writes are atomic (temporary file, then :func:`os.replace`), so an
-interrupted run leaves whole entries or none.
+requested and whether its dump holds anything but pages (:func:`cache_key`); it holds the
+:class:`~mainentity.records.RenderedPage` as compact gzipped JSON (blocks as arrays in
+:class:`~mainentity.records.TextBlock` field order) with the page's subresource record. Writes
+are atomic (temporary file, then :func:`os.replace`), so an interrupted run leaves whole entries or
+none.
 
 Which subresources a page requests is known only once it has been rendered, so with subresources
 served a lookup takes two steps: a small *request list* stored under the key of the page alone names
@@ -190,6 +191,14 @@ def current_subresources(page: Page, urls: Iterable[str]) -> tuple[tuple[str, st
     return tuple(sorted((u, f.sha256 if f is not None else "") for u, f in found.items()))
 
 
+def _with_dump_state(page: Page, subresources: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+    """``subresources`` plus whether the page's dump holds anything to serve: when it holds pages only,
+    the page's images are not even requested, so they are missing from its request list."""
+    files = dump_files_for(page)
+    holds = files is not None and files.holds_subresources
+    return [*subresources, ("", "dump holds subresources" if holds else "dump holds pages only")]
+
+
 class RenderCache:
     """A directory of rendered pages keyed by :func:`cache_key`.
 
@@ -232,7 +241,8 @@ class RenderCache:
         except ValueError as exc:
             logger.warning("ignoring unreadable render cache request list of %s: %s", page.path, exc)
             return None
-        return self._file(cache_key(page, settings, current_subresources(page, urls)), ".json.gz")
+        subresources = _with_dump_state(page, current_subresources(page, urls))
+        return self._file(cache_key(page, settings, subresources), ".json.gz")
 
     def get(self, page: Page, settings: RenderSettings) -> RenderOutcome | None:
         """The cached rendering of ``page`` with its subresource record, or ``None`` on a miss (absent,
@@ -266,7 +276,8 @@ class RenderCache:
         if not settings.subresources:
             self._write(self._file(cache_key(outcome.page, settings), ".json.gz"), data)
             return
-        self._write(self._file(cache_key(outcome.page, settings, outcome.subresources), ".json.gz"), data)
+        key = cache_key(outcome.page, settings, _with_dump_state(outcome.page, outcome.subresources))
+        self._write(self._file(key, ".json.gz"), data)
         urls = json.dumps(sorted({url for url, _ in outcome.subresources})).encode("utf-8")
         self._write(self._file(cache_key(outcome.page, settings), ".requests.json"), urls)
 
