@@ -1,8 +1,9 @@
 """Rendering speed with a page's subresources served from its site dump, against all blocked.
 
 Target (issue 14): rendering with ``render.subresources: true`` (stylesheets, fonts and images served
-from the dump; images then requested and decoded) takes at most 1.2x the time of rendering the same
-pages with ``subresources: false`` (everything blocked, images not requested).
+from the dump; images requested and decoded unless the dump holds pages only) takes at most 1.2x the
+time of rendering the same pages with ``subresources: false`` (everything blocked, images not
+requested).
 
 Usage::
 
