@@ -370,6 +370,15 @@ def test_subresource_candidates_find_each_layout(tmp_path, url, page_url, page_p
     assert DumpFiles(tmp_path).find(url, page_url, page_path).path == expected_first
 
 
+def test_subresources_resolve_against_the_base_href(tmp_path):
+    write(tmp_path / "saved" / "kettle.html", '<base href="https://shop.example/p/"><p>Kettle</p>')
+    write(tmp_path / "saved" / "css" / "site.css", "p{}")
+    (page,) = read_site_dump(tmp_path / "saved", site_id="base-href-test").pages
+    assert page.url == "https://shop.example/p/"
+    found = dump_files_for(page).find("https://shop.example/p/css/site.css", page.url, page.path)
+    assert found.path == "css/site.css"
+
+
 def test_subresource_candidates_layouts_and_limits():
     got = subresource_candidates("https://cdn.example/f/a.woff2?x=1", "https://shop.example/k.html", "k.html")
     assert got == [
