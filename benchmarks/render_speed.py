@@ -98,18 +98,18 @@ def main(argv: list[str] | None = None) -> int:
         done = [o for o in outcomes if o.rendered is not None]
         start = time.perf_counter()
         for o in done:
-            cache.put(o.page, settings, o.rendered)
+            cache.put(o, settings)
         write_s = time.perf_counter() - start
         start = time.perf_counter()
         hits = [cache.get(o.page, settings) for o in done]
         read_s = time.perf_counter() - start
-        if any(hit != o.rendered for hit, o in zip(hits, done, strict=True)):
+        if any(hit != o for hit, o in zip(hits, done, strict=True)):
             raise RuntimeError("a cache read differs from what was written")
         size = sum(f.stat().st_size for f in Path(cache_dir).rglob("*.json.gz"))
     n = max(len(done), 1)
     print(
         f"cache: write {write_s / n * 1000:.2f} ms/page, read {read_s / n * 1000:.2f} ms/page "
-        f"({n / read_s:.0f} pages/s, {sum(len(h.blocks) for h in hits) / n:.0f} blocks/page), "
+        f"({n / read_s:.0f} pages/s, {sum(len(h.rendered.blocks) for h in hits) / n:.0f} blocks/page), "
         f"{size / n / 1024:.1f} KiB/page"
     )
     print(f"load average at the end {os.getloadavg()[0]:.1f} (shared machine: wall times vary)")

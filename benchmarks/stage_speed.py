@@ -53,7 +53,7 @@ from mainentity.recognizers.msrbfn import MSRBFNRecognizer, page_features
 from mainentity.recognizers.peers import PEER_NAMES, PeerUnavailableError
 from mainentity.records import Document, Page
 from mainentity.render import Renderer, RenderSettings
-from mainentity.render.browser import CHROMIUM_ARGS, check_executable
+from mainentity.render.browser import check_executable, chromium_args
 from mainentity.render.cache import render_pages
 
 DEFAULT_DATASET = "../shared/datasets/swde-book-christianbook"
@@ -66,7 +66,7 @@ async def _floor(pages: list[Page], settings: RenderSettings) -> float:
 
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(
-            executable_path=check_executable(settings.executable_path), headless=True, args=list(CHROMIUM_ARGS))
+            executable_path=check_executable(settings.executable_path), headless=True, args=chromium_args(settings))
         tabs = []
         for _ in range(settings.concurrency):
             context = await browser.new_context(

@@ -2,9 +2,10 @@
 
 The shop "Harbor Lane Goods" (``https://shop.example/``) has a home page, five category pages, thirty
 product pages, a journal (magazine) index and five journal articles: 42 pages. Every text is invented
-for this sample. The pages use inline ``<style>`` only and load nothing (images are inline SVG
-``data:`` URIs), so they render offline. Templates vary so that recognising the main entity is not
-trivial:
+for this sample. The pages share one external stylesheet, ``css/shop.css``, linked root-relative
+(``/css/shop.css``) as real sites link theirs, so their look depends on the renderer serving it from
+the dump; they load nothing else (images are inline SVG ``data:`` URIs) and render offline. Templates
+vary so that recognising the main entity is not trivial:
 
 - the product name is in an ``<h1>`` (template A), in a styled ``<div>`` under an ``<h1>`` that holds
   the category (template B), or in a large bold ``<span>`` (template C);
@@ -23,7 +24,7 @@ Output (bytes are deterministic, a test compares them to the committed copy)::
     OUT_DIR/DATASET.md
     OUT_DIR/sites/sample-shop/manifest.jsonl
     OUT_DIR/sites/sample-shop/pages/index.html, c/<category>/index.html, p/<product>.html,
-                                    journal/index.html, journal/<article>.html
+                                    journal/index.html, journal/<article>.html, css/shop.css
 
 Usage: ``python datasets/make_sample_site.py [OUT_DIR]`` (default: ``datasets/sample-shop`` beside
 this script).
@@ -131,6 +132,7 @@ MATERIALS = ["oak", "brass", "linen", "stoneware", "steel", "wool", "walnut", "e
 VERBS = ["ages", "wears", "settles", "softens", "mellows", "improves"]
 NOUNS = ["kitchen", "desk", "porch", "table", "shelf", "garden", "windowsill", "hallway"]
 
+STYLESHEET = "css/shop.css"  # under pages/, i.e. https://shop.example/css/shop.css
 CSS = """
 body{font-family:Georgia,serif;font-size:15px;margin:0;color:#222;background:#fbfaf7}
 .logo{font-size:30px;font-weight:700;letter-spacing:1px;padding:12px 24px}
@@ -205,7 +207,7 @@ def page(title: str, body: str, charset: str = "utf-8") -> str:
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
         f"<meta charset=\"{charset}\">\n<title>{esc(title)}</title>\n"
-        f"<style>\n{CSS}\n</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n"
+        f"<link rel=\"stylesheet\" href=\"/{STYLESHEET}\">\n</head>\n<body>\n{body}\n</body>\n</html>\n"
     )
 
 
@@ -438,7 +440,9 @@ license).
   the logo, promo banners, prices, stock notes.
 - Category pages link to products by full name, short name, image `alt` and "View details"; links
   are relative, root-relative and absolute, some with fragments; the footer links to pages outside
-  the dump. Pages load nothing (inline `<style>`, images are `data:` URIs).
+  the dump. Every page links the shop's one stylesheet, `pages/{STYLESHEET}`, root-relative
+  (`/{STYLESHEET}`); it sets the font sizes and weights, so a renderer that does not serve it from
+  the dump sees unstyled pages. Pages load nothing else (images are `data:` URIs).
 
 ## Regenerate
 `python datasets/make_sample_site.py` (tests/test_sample_site.py checks that the committed files
@@ -468,6 +472,10 @@ def write_sample_site(out_dir: str | Path) -> list[Path]:
         written.append(file)
         entry = {"path": f"pages/{relative}", "url": url, "main_entity": labels, "label_in_page": in_page}
         lines.append(json.dumps(entry, ensure_ascii=False))
+    stylesheet = site / "pages" / STYLESHEET
+    stylesheet.parent.mkdir(parents=True, exist_ok=True)
+    stylesheet.write_bytes((CSS + "\n").encode("utf-8"))
+    written.append(stylesheet)
     manifest = site / "manifest.jsonl"
     manifest.write_bytes(("\n".join(lines) + "\n").encode("utf-8"))
     readme = out_dir / "DATASET.md"

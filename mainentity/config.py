@@ -70,7 +70,14 @@ class DataConfig:
 
 @dataclass(frozen=True)
 class RenderConfig:
-    """Renderer settings (see :class:`mainentity.render.browser.RenderSettings`) and the cache place."""
+    """Renderer settings (see :class:`mainentity.render.browser.RenderSettings`) and the cache place.
+
+    ``subresources`` (default true) serves the stylesheets, fonts and images each page requests from
+    its site dump, so text blocks carry the page's own font sizes, weights and positions; ``false``
+    blocks them all (and images are not requested), so pages are laid out with the browser's
+    default styles plus their inline styles: pages that are styled by external stylesheets then
+    lose the font sizes and weights the features rely on.
+    """
 
     executable_path: str = "/usr/bin/chromium"
     javascript: bool = False
@@ -78,6 +85,7 @@ class RenderConfig:
     concurrency: int = 4
     retries: int = 1
     cache_dir: str = ".cache/render"
+    subresources: bool = True
 
 
 @dataclass(frozen=True)

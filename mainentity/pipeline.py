@@ -169,6 +169,7 @@ def render_settings(render: RenderConfig):
         timeout_s=render.timeout_s,
         concurrency=render.concurrency,
         retries=render.retries,
+        subresources=render.subresources,
     )
 
 

@@ -18,20 +18,32 @@ Bytes are decoded as a browser would, except that valid UTF-8 wins over a declar
 saved pages declare ``gb2312`` while their bytes are UTF-8): see :func:`decode_html`. A page that
 cannot be read (missing, empty, binary) becomes a :class:`PageFailure` naming its path and the
 reason; the rest of the dump is read.
+
+Subresources (stylesheets, fonts, images) that a page requests are looked up in the dump it was read
+from by :class:`DumpFiles`: :func:`read_site_dump` records each dump's directory under its site id,
+and :func:`dump_files_for` finds it again for a page (see :func:`subresource_candidates` for the
+layouts understood).
 """
 
 from __future__ import annotations
 
 import codecs
+import functools
+import hashlib
 import html as html_lib
 import json
 import logging
+import os
+import posixpath
 import re
+import stat
+import threading
 import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import quote, urljoin
+from urllib.parse import quote, unquote, urljoin, urlsplit
+from urllib.request import url2pathname
 
 import charset_normalizer
 import lxml.html
@@ -550,6 +562,7 @@ def read_site_dump(
         pages.append(Page(site_id=site_id, path=relative, url=url, html=html, main_entity=labels))
     for failure in failures:
         logger.warning("skipped page %s of site %s: %s", failure.path, failure.site_id, failure.reason)
+    _register_dump(site_id, site_dir)
     return SiteDump(site_id, site_dir, tuple(pages), tuple(failures))
 
 
@@ -597,3 +610,252 @@ def read_dataset(
     if not dumps:
         raise ValueError(f"dataset {str(dataset_dir)!r} has no readable site dump under {str(sites)!r}")
     return dumps
+
+
+# --- subresources ------------------------------------------------------------------------------------
+
+#: Bytes of subresource files kept in memory per dump (past this, the oldest files are dropped).
+MAX_CACHED_BYTES = 64 * 2**20
+
+
+@dataclass(frozen=True)
+class DumpFile:
+    """A file of a site dump, read for serving as a page's subresource.
+
+    Attributes
+    ----------
+    path : str
+        Path relative to the dump directory, ``/``-separated.
+    data : bytes
+        The file's content.
+    sha256 : str
+        Hex SHA-256 of ``data``.
+    """
+
+    path: str
+    data: bytes
+    sha256: str
+
+
+def subresource_candidates(url: str, page_url: str, page_path: str) -> list[str]:
+    """Dump-relative paths where the file behind a page's subresource request may be, best first.
+
+    Four layouts are tried:
+
+    1. the dump mirrors the page's site: a URL on the page's own origin is taken relative to the page
+       (the URL's path relative to the directory of ``page_url``, applied to the directory of
+       ``page_path``), which covers relative links, root-relative links and links rewritten by
+       ``wget --convert-links``, HTTrack or a browser's "Save page, complete";
+    2. the page's directory or any directory above it (the dump root included) is the site's root:
+       ``<path>`` under it, for a URL on the page's own origin. This finds the files of a converted
+       link that climbs above the site root of ``page_url`` (``../../fonts.example/a.woff2`` from
+       ``https://shop.example/css/`` ends at the origin's root, while the file is beside the
+       ``shop.example`` directory);
+    3. host directories, as ``wget --mirror`` and HTTrack write them: ``<host>/<path>`` under the
+       page's directory or any directory above it;
+    4. "Save page, complete": ``<page name>_files/<file name>`` beside the page, for references the
+       browser did not rewrite.
+
+    A URL with a query also tries the names wget gives such files (``style.css?v=2``, ``style.css@v=2``
+    with ``--restrict-file-names=windows``, ``style.css?v=2.css`` with ``--adjust-extension``). A
+    candidate that would leave the dump (more ``..`` than directories above it) is dropped, so every
+    path returned is relative and free of ``..``.
+
+    Parameters
+    ----------
+    url : str
+        The absolute URL Chromium requests (http or https; other schemes give no candidate).
+    page_url : str
+        The URL the page is loaded under (its own, or the placeholder for non-http pages).
+    page_path : str
+        The page file's path relative to the dump directory, ``/``-separated.
+
+    Returns
+    -------
+    paths : list of str
+        Candidate paths relative to the dump directory, without duplicates.
+
+    Examples
+    --------
+    >>> subresource_candidates("https://shop.example/css/site.css", "https://shop.example/p/1.html",
+    ...                        "pages/p/1.html")[:3]
+    ['pages/css/site.css', 'pages/p/css/site.css', 'css/site.css']
+    >>> subresource_candidates("https://cdn.example/a.woff2", "https://shop.example/p/1.html",
+    ...                        "shop.example/p/1.html")
+    ['shop.example/p/cdn.example/a.woff2', 'shop.example/cdn.example/a.woff2', 'cdn.example/a.woff2', \
+'shop.example/p/1_files/a.woff2']
+    >>> subresource_candidates("https://evil.example/x", "https://shop.example/a.html", "a.html")
+    ['evil.example/x', 'a_files/x']
+    """
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return []
+    request_path = unquote(parts.path) or "/"
+    page_parts = urlsplit(page_url)
+    page_dir = posixpath.dirname(page_path)
+    ancestors = [page_dir]
+    while ancestors[-1]:
+        ancestors.append(posixpath.dirname(ancestors[-1]))
+    relatives: list[tuple[str, str]] = []  # (directory in the dump, path below it)
+    if (parts.scheme, parts.netloc.lower()) == (page_parts.scheme, page_parts.netloc.lower()):
+        page_url_dir = posixpath.dirname(unquote(page_parts.path) or "/")
+        relatives.append((page_dir, posixpath.relpath(request_path, page_url_dir)))
+        relatives.extend((directory, request_path.lstrip("/")) for directory in ancestors)
+    for host in dict.fromkeys([parts.netloc.lower(), parts.hostname]):
+        relatives.extend((directory, host + request_path) for directory in ancestors)
+    stem = posixpath.splitext(posixpath.basename(page_path))[0]
+    relatives.append((page_dir, f"{stem}_files/{posixpath.basename(request_path)}"))
+    candidates: dict[str, None] = {}
+    for directory, relative in relatives:
+        joined = posixpath.normpath(posixpath.join(directory, relative))
+        if joined in (".", "..") or joined.startswith(("../", "/")) or joined.endswith("/"):
+            continue
+        if parts.query:
+            for name in (f"{joined}?{parts.query}", f"{joined}@{parts.query}", f"{joined}?{parts.query}.css"):
+                candidates[name] = None
+        candidates[joined] = None
+    return list(candidates)
+
+
+class DumpFiles:
+    """Read subresource files from one site dump, with containment checks and an in-memory copy.
+
+    A path is served only when it is relative, has no ``..``, no empty part and no hidden part (name
+    starting with ``.``), and the file it names, with every symbolic link resolved, is a regular file
+    inside the dump directory (a link pointing out of the dump is refused). Files are kept in memory
+    (at most :data:`MAX_CACHED_BYTES` per dump) and read again when their size or modification time
+    changes. Safe to use from several threads. :attr:`holds_subresources` tells whether the dump has
+    anything but pages to serve at all.
+
+    Parameters
+    ----------
+    directory : str or Path
+        The site dump directory.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     _ = (Path(tmp) / "css").mkdir()
+    ...     _ = (Path(tmp) / "css" / "site.css").write_text("h1{font-size:40px}")
+    ...     files = DumpFiles(tmp)
+    ...     found = files.find("https://s.example/css/site.css", "https://s.example/p.html", "p.html")
+    ...     outside = files.read("../etc/passwd")
+    >>> found.path, found.data, outside
+    ('css/site.css', b'h1{font-size:40px}', None)
+    """
+
+    def __init__(self, directory: str | Path) -> None:
+        self.directory = Path(directory)
+        self._root = os.path.realpath(self.directory)
+        self._memo: dict[str, tuple[tuple[int, int], DumpFile]] = {}
+        self._n_bytes = 0
+        self._lock = threading.Lock()
+
+    @functools.cached_property
+    def holds_subresources(self) -> bool:
+        """Whether the dump has a file other than pages (``.html``, ``.htm``, ``.xhtml``) and the
+        manifest, hidden files aside; looked up once per instance. A dump of pages only (SWDE, the
+        Readability set) has nothing to serve, so the renderer does not even request its pages' images.
+        """
+        for file in self.directory.rglob("*"):
+            relative = file.relative_to(self.directory)
+            if any(part.startswith(".") for part in relative.parts) or relative.as_posix() == MANIFEST_NAME:
+                continue
+            if file.suffix.lower() not in HTML_SUFFIXES and file.is_file():
+                return True
+        return False
+
+    def read(self, path: str) -> DumpFile | None:
+        """The file at ``path`` (relative to the dump), or ``None`` if it is absent or not allowed."""
+        parts = path.split("/")
+        if path.startswith("/") or any(part in ("", ".", "..") or part.startswith(".") for part in parts):
+            return None
+        try:
+            status = os.stat(os.path.join(self._root, *parts))  # most candidates do not exist: one call
+        except OSError:
+            return None
+        if not stat.S_ISREG(status.st_mode):
+            return None
+        real = os.path.realpath(os.path.join(self._root, *parts))
+        if os.path.commonpath([self._root, real]) != self._root:
+            return None
+        stamp = (status.st_size, status.st_mtime_ns)
+        with self._lock:
+            memo = self._memo.get(path)
+        if memo is not None and memo[0] == stamp:
+            return memo[1]
+        try:
+            with open(real, "rb") as handle:
+                data = handle.read()
+        except OSError:
+            return None
+        found = DumpFile(path, data, hashlib.sha256(data).hexdigest())
+        with self._lock:
+            self._remember(path, stamp, found)
+        return found
+
+    def _remember(self, path: str, stamp: tuple[int, int], found: DumpFile) -> None:
+        old = self._memo.pop(path, None)
+        if old is not None:
+            self._n_bytes -= len(old[1].data)
+        if len(found.data) > MAX_CACHED_BYTES:
+            return
+        while self._memo and self._n_bytes + len(found.data) > MAX_CACHED_BYTES:
+            _, dropped = self._memo.pop(next(iter(self._memo)))  # the oldest entry
+            self._n_bytes -= len(dropped.data)
+        self._memo[path] = (stamp, found)
+        self._n_bytes += len(found.data)
+
+    def find(self, url: str, page_url: str, page_path: str) -> DumpFile | None:
+        """The first file of :func:`subresource_candidates` that :meth:`read` allows, or ``None``."""
+        for path in subresource_candidates(url, page_url, page_path):
+            found = self.read(path)
+            if found is not None:
+                return found
+        return None
+
+
+_DUMPS: dict[str, DumpFiles] = {}
+_DUMPS_LOCK = threading.Lock()
+
+
+def _register_dump(site_id: str, site_dir: Path) -> None:
+    with _DUMPS_LOCK:
+        known = _DUMPS.get(site_id)
+        if known is None or known.directory != site_dir.resolve():
+            _DUMPS[site_id] = DumpFiles(site_dir.resolve())
+
+
+def dump_files_for(page: Page) -> DumpFiles | None:
+    """The :class:`DumpFiles` of the site dump a page was read from, or ``None`` when unknown.
+
+    The dump is the directory :func:`read_site_dump` last read under the page's ``site_id`` in this
+    process, provided the page's file is there; else, for a page whose URL is the ``file://`` URI of its
+    file (a dump read without manifest, ``<base href>`` or ``base_url``), the directory that URI and the
+    page's relative path imply. Site ids are unique within a run, as everywhere in the pipeline.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     _ = (Path(tmp) / "a.html").write_text("<p>A</p>")
+    ...     page = read_site_dump(tmp, site_id="doc-example").pages[0]
+    ...     found = dump_files_for(page).directory == Path(tmp).resolve()
+    >>> found, dump_files_for(Page("nowhere", "a.html", "https://x.example/a.html", "<p>A</p>"))
+    (True, None)
+    """
+    with _DUMPS_LOCK:
+        registered = _DUMPS.get(page.site_id)
+    if registered is not None and (registered.directory / page.path).is_file():
+        return registered
+    parts = urlsplit(page.url)
+    if parts.scheme != "file":
+        return None
+    file = Path(url2pathname(parts.path))
+    relative = Path(*page.path.split("/"))
+    if file.parts[-len(relative.parts) :] != relative.parts or not file.is_file():
+        return None
+    directory = Path(*file.parts[: -len(relative.parts)])
+    with _DUMPS_LOCK:
+        return _DUMPS.setdefault(f"file:{directory}", DumpFiles(directory))

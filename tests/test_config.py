@@ -39,6 +39,7 @@ def test_defaults_are_merged_and_overridden(tmp_path):
         ({"modle": {}}, "unknown key 'modle'"),
         ({"render": {"timeout": 3}}, "unknown key 'render.timeout'"),
         ({"render": {"javascript": "yes"}}, "'render.javascript' must be true or false"),
+        ({"render": {"subresources": "off"}}, "'render.subresources' must be true or false"),
         ({"data": {"split": "by-page"}}, "'data.split' must be one of random, by-site"),
         ({"data": {"train_fraction": 1.5}}, "'data.train_fraction' must be in (0, 1)"),
         ({"cleaning": {"method": "vips"}}, "'cleaning.method' must be one of none, sst, infodiscoverer"),
@@ -82,3 +83,11 @@ def test_benchmark_config_errors_name_the_entry(tmp_path):
     (tmp_path / "c.yaml").write_text("systems:\n  - {label: a, model: {name: tta}, clean: {}}\n")
     with pytest.raises(ConfigError, match="unknown key 'systems\\[0\\].clean'"):
         load_benchmark_config(tmp_path / "c.yaml")
+
+
+def test_render_subresources_switch_reaches_the_renderer():
+    from mainentity.pipeline import render_settings
+
+    assert render_settings(config_from_dict({}).render).subresources is True
+    off = config_from_dict({"render": {"subresources": False}})
+    assert (off.render.subresources, render_settings(off.render).subresources) == (False, False)

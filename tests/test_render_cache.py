@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import gzip
+import hashlib
 
 import pytest
 
 from mainentity.records import Page, RenderedPage, TextBlock
-from mainentity.render import RenderCache, RenderSettings, render_pages
-from mainentity.render.cache import cache_key, dump_rendered, load_rendered
+from mainentity.render import RenderCache, RenderOutcome, RenderSettings, render_pages
+from mainentity.render.cache import cache_key, dump_outcome, load_outcome
+from mainentity.sitedump import dump_files_for, read_site_dump
 
 
 def make_rendered(n_blocks: int = 3, title: str = "Lydia's Charm | Shop") -> RenderedPage:
@@ -39,22 +41,30 @@ PAGE = Page("shop", "pages/1.htm", "http://shop.test/1.htm", "<title>Lydia's Cha
 
 
 def test_round_trip_is_exact():
-    rendered = make_rendered(50)
-    loaded = load_rendered(dump_rendered(rendered))
-    assert loaded == rendered
-    assert type(loaded.blocks[0].font_weight) is int and type(loaded.blocks[0].bold) is bool
-    assert loaded.meta_titles == ("Lydia's Charm",)
+    outcome = RenderOutcome(PAGE, make_rendered(50), "", (("http://shop.test/a.css", "ab" * 32),), 1, 2)
+    loaded = load_outcome(dump_outcome(outcome), PAGE)
+    assert loaded == outcome
+    blocks = loaded.rendered.blocks
+    assert type(blocks[0].font_weight) is int and type(blocks[0].bold) is bool
+    assert loaded.rendered.meta_titles == ("Lydia's Charm",)
 
 
-def test_put_get_round_trip(tmp_path):
-    cache, settings = RenderCache(tmp_path), RenderSettings()
+def test_failed_outcome_is_not_stored(tmp_path):
+    with pytest.raises(ValueError, match="cannot cache a failed rendering: shop/pages/1.htm: timed out"):
+        RenderCache(tmp_path).put(RenderOutcome(PAGE, None, "shop/pages/1.htm: timed out"), RenderSettings())
+
+
+@pytest.mark.parametrize("subresources", [False, True])
+def test_put_get_round_trip(tmp_path, subresources):
+    cache, settings = RenderCache(tmp_path), RenderSettings(subresources=subresources)
     assert cache.get(PAGE, settings) is None
-    rendered = make_rendered(20)
-    cache.put(PAGE, settings, rendered)
-    assert cache.get(PAGE, settings) == rendered
+    outcome = RenderOutcome(PAGE, make_rendered(20), "", (("http://shop.test/a.css", ""),), 0, 1)
+    cache.put(outcome, settings)
+    assert cache.get(PAGE, settings) == outcome
     path = cache.path(PAGE, settings)
     assert path.is_file() and path.parent.parent == tmp_path
-    assert [p.name for p in path.parent.iterdir()] == [path.name]  # no temporary file left behind
+    names = sorted(p.name for p in tmp_path.glob("*/*"))  # no temporary file left behind
+    assert names == sorted([path.name, f"{cache_key(PAGE, settings)}.requests.json"][: 1 + subresources])
 
 
 def test_key_covers_what_changes_the_output():
@@ -68,19 +78,70 @@ def test_key_covers_what_changes_the_output():
         cache_key(PAGE, RenderSettings(javascript=True)),
         cache_key(PAGE, RenderSettings(viewport_width=1280)),
         cache_key(PAGE, RenderSettings(viewport_height=1024)),
+        cache_key(PAGE, RenderSettings(subresources=False)),
+        cache_key(PAGE, RenderSettings(), [("http://shop.test/a.css", "ab")]),
+        cache_key(PAGE, RenderSettings(), [("http://shop.test/a.css", "cd")]),
+        cache_key(PAGE, RenderSettings(), [("http://shop.test/a.css", "")]),
+        cache_key(PAGE, RenderSettings(), []),
     ]
-    assert len({base, *changed}) == 6
+    assert len({base, *changed}) == 11
+    pair = [("http://shop.test/b.png", "01"), ("http://shop.test/a.css", "ab")]
+    assert cache_key(PAGE, RenderSettings(), pair) == cache_key(PAGE, RenderSettings(), pair[::-1])
+
+
+def test_changed_added_or_removed_subresource_is_a_miss(tmp_path):
+    dump = tmp_path / "dump"
+    (dump / "css").mkdir(parents=True)
+    (dump / "p.htm").write_text('<link rel="stylesheet" href="css/a.css"><link rel="stylesheet" href="b.css">')
+    (dump / "css" / "a.css").write_text("p{font-size:40px}")
+    (page,) = read_site_dump(dump, base_url="http://shop.test/", site_id="cache-test-shop").pages
+    cache, settings = RenderCache(tmp_path / "cache"), RenderSettings()
+    css_a, css_b = "http://shop.test/css/a.css", "http://shop.test/b.css"
+    sha_a = hashlib.sha256(b"p{font-size:40px}").hexdigest()
+    cache.put(RenderOutcome(page, make_rendered(), "", ((css_a, sha_a), (css_b, "")), 1, 1), settings)
+    hit = cache.get(page, settings)
+    assert hit is not None and (hit.n_subresources_served, hit.n_subresources_blocked) == (1, 1)
+    (dump / "css" / "a.css").write_text("p{font-size:41px}")  # changed
+    assert cache.get(page, settings) is None
+    (dump / "css" / "a.css").write_text("p{font-size:40px}")  # back as it was
+    assert cache.get(page, settings) == hit
+    (dump / "b.css").write_text("p{font-weight:700}")  # a blocked request now in the dump
+    assert cache.get(page, settings) is None
+    (dump / "b.css").unlink()
+    (dump / "css" / "a.css").unlink()  # removed
+    assert cache.get(page, settings) is None
+
+
+def test_first_file_other_than_pages_is_a_miss(tmp_path):
+    """A page of a pages-only dump requests no images; a dump that gains a file may serve them."""
+    (tmp_path / "dump").mkdir()
+    (tmp_path / "dump" / "p.htm").write_text('<img src="a.png" alt="A">')
+    (page,) = read_site_dump(tmp_path / "dump", site_id="cache-test-pages-only").pages
+    cache, settings = RenderCache(tmp_path / "cache"), RenderSettings()
+    cache.put(RenderOutcome(page, make_rendered()), settings)
+    assert cache.get(page, settings) is not None
+    (tmp_path / "dump" / "a.png").write_bytes(b"\x89PNG")
+    files = dump_files_for(page)
+    assert files.holds_subresources is False  # looked up once per process
+    del files.holds_subresources  # as a new process would see the dump
+    assert files.holds_subresources is True
+    assert cache.get(page, settings) is None
 
 
 def test_corrupt_or_foreign_entry_is_a_miss(tmp_path, caplog):
     cache, settings = RenderCache(tmp_path), RenderSettings()
-    cache.put(PAGE, settings, make_rendered())
+    outcome = RenderOutcome(PAGE, make_rendered())
+    cache.put(outcome, settings)
     path = cache.path(PAGE, settings)
     path.write_bytes(b"not gzip")
     assert cache.get(PAGE, settings) is None
     assert "unreadable render cache entry" in caplog.text
-    path.write_bytes(gzip.compress(dump_rendered(make_rendered()).replace(b'"format":1', b'"format":0')))
+    path.write_bytes(gzip.compress(dump_outcome(outcome).replace(b'"format":2', b'"format":1')))
     assert cache.get(PAGE, settings) is None
+    cache.put(outcome, settings)
+    (tmp_path / cache_key(PAGE, settings)[:2] / f"{cache_key(PAGE, settings)}.requests.json").write_text("[")
+    assert cache.get(PAGE, settings) is None
+    assert "unreadable render cache request list of pages/1.htm" in caplog.text
 
 
 def test_render_pages_reads_cache_without_browser(tmp_path):
@@ -88,7 +149,7 @@ def test_render_pages_reads_cache_without_browser(tmp_path):
     pages = [Page("shop", f"{i}.htm", f"http://shop.test/{i}.htm", f"<p>{i}</p>") for i in range(5)]
     cache = RenderCache(tmp_path)
     for i, page in enumerate(pages):
-        cache.put(page, settings, make_rendered(title=f"T{i}"))
+        cache.put(RenderOutcome(page, make_rendered(title=f"T{i}")), settings)
     outcomes = list(render_pages(iter(pages), settings, tmp_path, chunk_size=2))
     assert [o.page for o in outcomes] == pages
     assert [o.rendered.title for o in outcomes] == [f"T{i}" for i in range(5)]

@@ -40,7 +40,7 @@ def tree(root: Path) -> dict[str, bytes]:
 def test_committed_sample_equals_a_fresh_generation(tmp_path):
     written = make_sample_site.write_sample_site(tmp_path / "fresh")
     fresh = tree(tmp_path / "fresh")
-    assert len(written) == len(fresh) == 44
+    assert len(written) == len(fresh) == 45
     committed = tree(SAMPLE)
     assert sorted(committed) == sorted(fresh)
     changed = [name for name in fresh if fresh[name] != committed[name]]
@@ -63,13 +63,19 @@ def test_sample_reads_cleanly_with_labels():
     assert "<h1" in torch.html and "Crème Brûlée Torch</div>" in torch.html
 
 
-def test_sample_pages_load_nothing_external():
+def test_sample_pages_load_only_the_shop_stylesheet():
     (dump,) = read_dataset(SAMPLE)
     for page in dump.pages:
         root = lxml.html.fromstring(page.html)
-        assert root.xpath("//script | //link | //iframe | //object | //embed") == []
+        assert root.xpath("//script | //iframe | //object | //embed | //style") == []
+        assert [(link.get("rel"), link.get("href")) for link in root.iter("link")] == [
+            ("stylesheet", "/css/shop.css")
+        ], page.path
         assert all(src.startswith("data:") for src in root.xpath("//@src")), page.path
         assert "url(" not in page.html and "@import" not in page.html
+    stylesheet = (dump.directory / "pages" / "css" / "shop.css").read_text("utf-8")
+    assert ".product-name{font-size:32px;font-weight:700" in stylesheet
+    assert "url(" not in stylesheet and "@import" not in stylesheet
 
 
 def test_sample_templates_vary():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 from pathlib import Path
@@ -10,15 +11,19 @@ import charset_normalizer
 import pytest
 
 from mainentity import sitedump
+from mainentity.records import Page
 from mainentity.sitedump import (
+    DumpFiles,
     PageFailure,
     PageReadError,
     declared_charset,
     decode_html,
+    dump_files_for,
     find_page_files,
     label_in_page,
     read_dataset,
     read_site_dump,
+    subresource_candidates,
 )
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
@@ -333,3 +338,104 @@ def test_shared_datasets_read_cleanly(name, n_sites, n_pages):
         assert "DeepMind新电脑已可利用记忆自学" in qq.html  # declares gb2312, bytes are UTF-8
     else:
         assert not pages[0].html.startswith("\ufeff") and pages[0].html.startswith("<base href=")
+
+
+# --- subresources -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("url", "page_url", "page_path", "expected_first"),
+    [
+        # the sample shop: pages under pages/, a root-relative stylesheet
+        ("https://shop.example/css/shop.css", "https://shop.example/p/a.html", "pages/p/a.html",
+         "pages/css/shop.css"),
+        # a page without a URL of its own, under the placeholder origin
+        ("http://mainentity.invalid/d/css/a%20b.css", "http://mainentity.invalid/d/p.html", "d/p.html",
+         "d/css/a b.css"),
+        # "Save page, complete" with the original URL in the manifest and the links rewritten
+        ("https://shop.example/p/Kettle_files/site.css", "https://shop.example/p/kettle",
+         "Kettle.html", "Kettle_files/site.css"),
+        # wget with --adjust-extension: the query is part of the file name
+        ("https://shop.example/css/site.css?v=3", "https://shop.example/p/k.html", "shop.example/p/k.html",
+         "shop.example/css/site.css?v=3"),
+        # wget --convert-links across hosts, under the original URL: the link stops at the site root
+        ("https://shop.example/fonts.example/a.ttf", "https://shop.example/css/t.css",
+         "shop.example/css/t.css", "fonts.example/a.ttf"),
+    ],
+)
+def test_subresource_candidates_find_each_layout(tmp_path, url, page_url, page_path, expected_first):
+    write(tmp_path / page_path, "<p>page</p>")
+    write(tmp_path / expected_first, "p{}")
+    assert expected_first in subresource_candidates(url, page_url, page_path)
+    assert DumpFiles(tmp_path).find(url, page_url, page_path).path == expected_first
+
+
+def test_subresources_resolve_against_the_base_href(tmp_path):
+    write(tmp_path / "saved" / "kettle.html", '<base href="https://shop.example/p/"><p>Kettle</p>')
+    write(tmp_path / "saved" / "css" / "site.css", "p{}")
+    (page,) = read_site_dump(tmp_path / "saved", site_id="base-href-test").pages
+    assert page.url == "https://shop.example/p/"
+    found = dump_files_for(page).find("https://shop.example/p/css/site.css", page.url, page.path)
+    assert found.path == "css/site.css"
+
+
+def test_subresource_candidates_layouts_and_limits():
+    got = subresource_candidates("https://cdn.example/f/a.woff2?x=1", "https://shop.example/k.html", "k.html")
+    assert got == [
+        "cdn.example/f/a.woff2?x=1", "cdn.example/f/a.woff2@x=1", "cdn.example/f/a.woff2?x=1.css",
+        "cdn.example/f/a.woff2", "k_files/a.woff2?x=1", "k_files/a.woff2@x=1", "k_files/a.woff2?x=1.css",
+        "k_files/a.woff2",
+    ]
+    # A URL above the page's place in the dump maps outside it: that candidate is dropped.
+    up = subresource_candidates("https://shop.example/secret.css", "https://shop.example/a/b/p.html", "p.html")
+    assert up == ["secret.css", "shop.example/secret.css", "p_files/secret.css"]
+    assert all(".." not in c.split("/") and not c.startswith("/") for c in up)
+    assert subresource_candidates("data:text/css,p{}", "https://shop.example/p.html", "p.html") == []
+    assert subresource_candidates("file:///etc/passwd", "https://shop.example/p.html", "p.html") == []
+
+
+def test_dump_files_refuses_paths_and_links_out_of_the_dump(tmp_path):
+    dump = tmp_path / "dump"
+    write(dump / "css" / "site.css", "p{}")
+    write(dump / ".git" / "config", "secret")
+    write(tmp_path / "outside.css", "secret")
+    (dump / "css" / "out.css").symlink_to(tmp_path / "outside.css")
+    (dump / "css" / "in.css").symlink_to(dump / "css" / "site.css")
+    (dump / "up").symlink_to(tmp_path)
+    files = DumpFiles(dump)
+    assert files.read("css/site.css").data == b"p{}"
+    assert files.read("css/in.css").data == b"p{}"  # a link that stays inside is fine
+    refused = ["css/out.css", "up/outside.css", "../outside.css", "css/../../outside.css", "/etc/passwd",
+               str(tmp_path / "outside.css"), ".git/config", "css", "css//site.css", "missing.css"]
+    assert {path: files.read(path) for path in refused} == dict.fromkeys(refused)
+
+
+def test_dump_files_holds_subresources(tmp_path):
+    write(tmp_path / "a" / "p.html", "<p>A</p>")
+    write(tmp_path / "a" / "manifest.jsonl", "")
+    write(tmp_path / "a" / ".git" / "HEAD", "ref")
+    assert DumpFiles(tmp_path / "a").holds_subresources is False
+    write(tmp_path / "a" / "p_files" / "site.css", "p{}")
+    assert DumpFiles(tmp_path / "a").holds_subresources is True
+
+
+def test_dump_files_reads_a_changed_file_again(tmp_path):
+    file = write(tmp_path / "a.css", "p{color:red}")
+    files = DumpFiles(tmp_path)
+    first = files.read("a.css")
+    assert first.sha256 == hashlib.sha256(b"p{color:red}").hexdigest()
+    write(file, "p{color:blue;font-size:9px}")
+    assert files.read("a.css").data == b"p{color:blue;font-size:9px}"
+
+
+def test_dump_files_for_pages(tmp_path):
+    write(tmp_path / "site" / "p" / "a.html", "<p>A</p>")
+    (page,) = read_site_dump(tmp_path / "site", site_id="dump-files-for-test").pages
+    assert page.url.startswith("file://")
+    assert dump_files_for(page).directory == (tmp_path / "site").resolve()
+    # A page built by hand with a file:// URL finds its dump from the URL and its relative path.
+    file_page = Page("elsewhere", "p/a.html", (tmp_path / "site" / "p" / "a.html").as_uri(), "<p>A</p>")
+    assert dump_files_for(file_page).directory == tmp_path / "site"
+    # A page whose file is not in the registered dump, or with no dump at all, has none.
+    assert dump_files_for(Page("dump-files-for-test", "p/b.html", "https://x.example/b", "")) is None
+    assert dump_files_for(Page("never-read", "p/a.html", "https://x.example/a", "")) is None

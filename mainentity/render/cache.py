@@ -1,10 +1,21 @@
 """On-disk cache of rendered pages, so training and evaluation never render a page twice.
 
 An entry is keyed by a SHA-256 over the page's markup and URL, the render settings that change the
-output (JavaScript, viewport) and the version of the extraction script (``blocks.js``); it holds the
+output (JavaScript, viewport, subresources), the version of the extraction script (``blocks.js``)
+and, when subresources are served, the content of every stylesheet, font and image the page
+requested and whether its dump holds anything but pages (:func:`cache_key`); it holds the
 :class:`~mainentity.records.RenderedPage` as compact gzipped JSON (blocks as arrays in
-:class:`~mainentity.records.TextBlock` field order). Writes are atomic (temporary file, then
-:func:`os.replace`), so an interrupted run leaves whole entries or none.
+:class:`~mainentity.records.TextBlock` field order) with the page's subresource record. Writes
+are atomic (temporary file, then :func:`os.replace`), so an interrupted run leaves whole entries or
+none.
+
+Which subresources a page requests is known only once it has been rendered, so with subresources
+served a lookup takes two steps: a small *request list* stored under the key of the page alone names
+the stylesheet, font and image URLs the page requested last time; their files are looked up in the
+page's site dump now (:func:`mainentity.sitedump.dump_files_for`) and hashed, and the entry is read
+under the key that includes those hashes. A changed, added or removed file changes the key, so the
+page is rendered again. The requests depend only on the page and the content of what it requested,
+so the request list of the last rendering names the same URLs for an unchanged dump.
 
 The browser's own version is not part of the key: after upgrading Chromium, clear the cache directory
 if layouts must match the new version exactly.
@@ -30,27 +41,49 @@ from mainentity.render.browser import (
     Renderer,
     RenderOutcome,
     RenderSettings,
+    load_url,
 )
+from mainentity.sitedump import dump_files_for
 
 logger = logging.getLogger(__name__)
 
 #: Version of the entry layout below; bump it when the stored JSON changes shape.
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
 
 _BLOCK_FIELDS = tuple(field.name for field in dataclasses.fields(TextBlock))
 
 
-def cache_key(page: Page, settings: RenderSettings) -> str:
-    """Hex SHA-256 naming a page's cache entry.
+def cache_key(
+    page: Page, settings: RenderSettings, subresources: Iterable[tuple[str, str]] | None = None
+) -> str:
+    """Hex SHA-256 naming a page's cache entry (or, without ``subresources``, its request list).
 
-    Covers the markup, the URL, ``settings.javascript``, the viewport, the ``blocks.js`` version, the
-    kept meta keys and the entry format; not the executable path, timeout, concurrency or retries,
-    which do not change the output.
+    Covers the markup, the URL, ``settings.javascript``, ``settings.subresources``, the viewport, the
+    ``blocks.js`` version, the kept meta keys, the entry format and the given subresources; not the
+    executable path, timeout, concurrency or retries, which do not change the output.
 
+    Parameters
+    ----------
+    page : Page
+    settings : RenderSettings
+    subresources : iterable of (str, str), optional
+        ``(url, sha256)`` of each stylesheet, font and image the page requested (``sha256`` empty when
+        the dump does not hold it), as in :attr:`RenderOutcome.subresources`; order does not matter.
+
+    Returns
+    -------
+    key : str
+        64 hex digits.
+
+    Examples
+    --------
     >>> a = Page("s", "1.htm", "http://s.test/1", "<p>x</p>")
     >>> cache_key(a, RenderSettings()) == cache_key(a, RenderSettings(concurrency=1, timeout_s=5))
     True
     >>> cache_key(a, RenderSettings()) == cache_key(a, RenderSettings(javascript=True))
+    False
+    >>> css = "http://s.test/site.css"
+    >>> cache_key(a, RenderSettings(), [(css, "ab12")]) == cache_key(a, RenderSettings(), [(css, "cd34")])
     False
     """
     head = json.dumps(
@@ -59,6 +92,7 @@ def cache_key(page: Page, settings: RenderSettings) -> str:
             BLOCKS_JS_VERSION,
             META_KEYS,
             settings.javascript,
+            settings.subresources,
             settings.viewport_width,
             settings.viewport_height,
             page.url,
@@ -67,17 +101,33 @@ def cache_key(page: Page, settings: RenderSettings) -> str:
     digest = hashlib.sha256(head.encode("utf-8"))
     digest.update(b"\0")
     digest.update(page.html.encode("utf-8", "surrogatepass"))
+    if subresources is not None:
+        digest.update(b"\0")
+        digest.update(json.dumps(sorted(map(list, subresources))).encode("utf-8"))
     return digest.hexdigest()
 
 
-def dump_rendered(rendered: RenderedPage) -> bytes:
-    """Serialise a rendered page to the cache's compact JSON (UTF-8, not yet compressed).
+def dump_outcome(outcome: RenderOutcome) -> bytes:
+    """Serialise a rendered page and its subresource record to the cache's compact JSON (UTF-8, not
+    yet compressed); the page itself is not stored.
 
+    Raises
+    ------
+    ValueError
+        If the outcome has no rendering (failed pages are not cached).
+
+    Examples
+    --------
     >>> block = TextBlock("Hi", "h1", "html[0]/body[1]/h1[0]", 32.0, 700, True, 8.0, 8.0, 40.0, 37.0)
-    >>> page = RenderedPage("T", (("og:title", "Hi"),), (block,), 1024.0, 900.0)
-    >>> load_rendered(dump_rendered(page)) == page
+    >>> page = Page("s", "1.htm", "http://s.test/1", "<h1>Hi</h1>")
+    >>> outcome = RenderOutcome(page, RenderedPage("T", (("og:title", "Hi"),), (block,), 1024.0, 900.0),
+    ...                         subresources=(("http://s.test/a.css", "ab12"),), n_subresources_served=1)
+    >>> load_outcome(dump_outcome(outcome), page) == outcome
     True
     """
+    rendered = outcome.rendered
+    if rendered is None:
+        raise ValueError(f"cannot cache a failed rendering: {outcome.error}")
     return json.dumps(
         {
             "format": CACHE_FORMAT,
@@ -88,14 +138,17 @@ def dump_rendered(rendered: RenderedPage) -> bytes:
             "height": rendered.height,
             "blocks": [[getattr(block, name) for name in _BLOCK_FIELDS] for block in rendered.blocks],
             "segments": [[getattr(block, name) for name in _BLOCK_FIELDS] for block in rendered.segments],
+            "subresources": outcome.subresources,
+            "n_subresources_served": outcome.n_subresources_served,
+            "n_subresources_blocked": outcome.n_subresources_blocked,
         },
         ensure_ascii=False,
         separators=(",", ":"),
     ).encode("utf-8")
 
 
-def load_rendered(data: bytes) -> RenderedPage:
-    """Inverse of :func:`dump_rendered`.
+def load_outcome(data: bytes, page: Page) -> RenderOutcome:
+    """Inverse of :func:`dump_outcome`, for ``page``.
 
     Raises
     ------
@@ -106,7 +159,7 @@ def load_rendered(data: bytes) -> RenderedPage:
         obj = json.loads(data)
         if obj["format"] != CACHE_FORMAT or tuple(obj["fields"]) != _BLOCK_FIELDS:
             raise ValueError(f"cache entry format {obj['format']} with fields {obj['fields']}")
-        return RenderedPage(
+        rendered = RenderedPage(
             title=obj["title"],
             meta=tuple((key, content) for key, content in obj["meta"]),
             blocks=tuple(TextBlock(*row) for row in obj["blocks"]),
@@ -114,15 +167,46 @@ def load_rendered(data: bytes) -> RenderedPage:
             height=obj["height"],
             segments=tuple(TextBlock(*row) for row in obj["segments"]),
         )
+        return RenderOutcome(
+            page,
+            rendered,
+            subresources=tuple((url, sha256) for url, sha256 in obj["subresources"]),
+            n_subresources_served=obj["n_subresources_served"],
+            n_subresources_blocked=obj["n_subresources_blocked"],
+        )
     except (KeyError, TypeError) as exc:
         raise ValueError(f"malformed cache entry: {exc!r}") from exc
+
+
+def current_subresources(page: Page, urls: Iterable[str]) -> tuple[tuple[str, str], ...]:
+    """``(url, sha256)`` of the files the page's site dump now holds for ``urls``, sorted.
+
+    ``sha256`` is ``""`` for a URL the dump does not hold (or when the page's dump is unknown),
+    exactly as the renderer would record it (:func:`mainentity.sitedump.DumpFiles.find`).
+
+    >>> current_subresources(Page("nowhere", "1.htm", "http://s.test/1", ""), ["http://s.test/a.css"])
+    (('http://s.test/a.css', ''),)
+    """
+    files = dump_files_for(page)
+    url, path = load_url(page), page.path
+    found = {u: files.find(u, url, path) if files is not None else None for u in urls}
+    return tuple(sorted((u, f.sha256 if f is not None else "") for u, f in found.items()))
+
+
+def _with_dump_state(page: Page, subresources: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+    """``subresources`` plus whether the page's dump holds anything to serve: when it holds pages only,
+    the page's images are not even requested, so they are missing from its request list."""
+    files = dump_files_for(page)
+    holds = files is not None and files.holds_subresources
+    return [*subresources, ("", "dump holds subresources" if holds else "dump holds pages only")]
 
 
 class RenderCache:
     """A directory of rendered pages keyed by :func:`cache_key`.
 
-    Entries live at ``<directory>/<key[:2]>/<key>.json.gz``. Safe for several processes: writes are
-    atomic, and a corrupt or foreign entry reads as a miss.
+    Entries live at ``<directory>/<key[:2]>/<key>.json.gz``, the request lists of pages rendered with
+    subresources at ``<directory>/<key[:2]>/<key>.requests.json`` (module docstring). Safe for several
+    processes: writes are atomic, and a corrupt or foreign entry reads as a miss.
 
     Parameters
     ----------
@@ -136,44 +220,72 @@ class RenderCache:
     >>> page = Page("s", "1.htm", "http://s.test/1", "<title>T</title>")
     >>> cache.get(page, RenderSettings()) is None
     True
-    >>> cache.put(page, RenderSettings(), RenderedPage("T", (), ()))
-    >>> cache.get(page, RenderSettings()).title
+    >>> cache.put(RenderOutcome(page, RenderedPage("T", (), ())), RenderSettings())
+    >>> cache.get(page, RenderSettings()).rendered.title
     'T'
     """
 
     def __init__(self, directory: str | os.PathLike) -> None:
         self.directory = Path(directory)
 
-    def path(self, page: Page, settings: RenderSettings) -> Path:
-        """Where the entry of ``page`` rendered with ``settings`` is stored."""
-        key = cache_key(page, settings)
-        return self.directory / key[:2] / f"{key}.json.gz"
+    def _file(self, key: str, suffix: str) -> Path:
+        return self.directory / key[:2] / f"{key}{suffix}"
 
-    def get(self, page: Page, settings: RenderSettings) -> RenderedPage | None:
-        """The cached rendering of ``page``, or ``None`` on a miss (absent, corrupt or foreign entry)."""
+    def path(self, page: Page, settings: RenderSettings) -> Path | None:
+        """Where the entry of ``page`` rendered with ``settings`` is stored, given the site dump's
+        files now; ``None`` when subresources are served and the page has no request list yet."""
+        if not settings.subresources:
+            return self._file(cache_key(page, settings), ".json.gz")
+        try:
+            urls = json.loads(self._file(cache_key(page, settings), ".requests.json").read_bytes())
+        except FileNotFoundError:
+            return None
+        except ValueError as exc:
+            logger.warning("ignoring unreadable render cache request list of %s: %s", page.path, exc)
+            return None
+        subresources = _with_dump_state(page, current_subresources(page, urls))
+        return self._file(cache_key(page, settings, subresources), ".json.gz")
+
+    def get(self, page: Page, settings: RenderSettings) -> RenderOutcome | None:
+        """The cached rendering of ``page`` with its subresource record, or ``None`` on a miss (absent,
+        corrupt or foreign entry, or a subresource file changed since)."""
         path = self.path(page, settings)
+        if path is None:
+            return None
         try:
             with open(path, "rb") as handle:
                 data = handle.read()
         except FileNotFoundError:
             return None
         try:
-            return load_rendered(gzip.decompress(data))
+            return load_outcome(gzip.decompress(data), page)
         except (OSError, EOFError, ValueError) as exc:
             logger.warning("ignoring unreadable render cache entry %s: %s", path, exc)
             return None
 
-    def put(self, page: Page, settings: RenderSettings, rendered: RenderedPage) -> None:
-        """Store the rendering of ``page`` atomically (replacing any previous entry).
+    def put(self, outcome: RenderOutcome, settings: RenderSettings) -> None:
+        """Store a page's rendering atomically (replacing any previous entry), under the key of the
+        subresources it was rendered with, and, when they are served, the page's request list.
 
         Raises
         ------
+        ValueError
+            If the outcome has no rendering.
         OSError
             If the directory cannot be created or written.
         """
-        path = self.path(page, settings)
+        data = gzip.compress(dump_outcome(outcome), compresslevel=6, mtime=0)
+        if not settings.subresources:
+            self._write(self._file(cache_key(outcome.page, settings), ".json.gz"), data)
+            return
+        key = cache_key(outcome.page, settings, _with_dump_state(outcome.page, outcome.subresources))
+        self._write(self._file(key, ".json.gz"), data)
+        urls = json.dumps(sorted({url for url, _ in outcome.subresources})).encode("utf-8")
+        self._write(self._file(cache_key(outcome.page, settings), ".requests.json"), urls)
+
+    @staticmethod
+    def _write(path: Path, data: bytes) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        data = gzip.compress(dump_rendered(rendered), compresslevel=6, mtime=0)
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
         try:
             with os.fdopen(fd, "wb") as handle:
@@ -196,6 +308,7 @@ def render_pages(
     Pages are taken ``chunk_size`` at a time: the chunk's cached pages are yielded first (in input
     order), then its misses are rendered by one :class:`Renderer` kept open for the whole call (in
     order of completion) and stored. Failed pages are not cached, so a later run tries them again.
+    The subresources served and blocked per rendered page are logged at the end (INFO).
 
     Parameters
     ----------
@@ -222,7 +335,7 @@ def render_pages(
     >>> import tempfile
     >>> page = Page("s", "1.htm", "http://s.test/1", "<title>T</title>")
     >>> cache_dir = tempfile.mkdtemp()
-    >>> RenderCache(cache_dir).put(page, RenderSettings(), RenderedPage("T", (), ()))
+    >>> RenderCache(cache_dir).put(RenderOutcome(page, RenderedPage("T", (), ())), RenderSettings())
     >>> [o.rendered.title for o in render_pages([page], RenderSettings(), cache_dir)]  # no browser
     ['T']
     """
@@ -231,15 +344,16 @@ def render_pages(
     cache = RenderCache(cache_dir) if cache_dir is not None else None
     source = iter(pages)
     renderer: Renderer | None = None
+    n_rendered = n_served = n_blocked = 0
     try:
         while chunk := list(itertools.islice(source, chunk_size)):
             misses = []
             for page in chunk:
-                rendered = cache.get(page, settings) if cache is not None else None
-                if rendered is None:
+                cached = cache.get(page, settings) if cache is not None else None
+                if cached is None:
                     misses.append(page)
                 else:
-                    yield RenderOutcome(page, rendered)
+                    yield cached
             if not misses:
                 continue
             if renderer is None:
@@ -247,8 +361,15 @@ def render_pages(
                 renderer.start()
             for outcome in renderer.render(misses):
                 if cache is not None and outcome.rendered is not None:
-                    cache.put(outcome.page, settings, outcome.rendered)
+                    cache.put(outcome, settings)
+                n_rendered += 1
+                n_served += outcome.n_subresources_served
+                n_blocked += outcome.n_subresources_blocked
                 yield outcome
     finally:
         if renderer is not None:
             renderer.close()
+            logger.info(
+                "rendered %d pages in Chromium: %.1f subresources served from the dump and %.1f requests "
+                "blocked per page", n_rendered, n_served / max(n_rendered, 1), n_blocked / max(n_rendered, 1)
+            )
