@@ -112,7 +112,7 @@ class RenderedPage:
         Text of the ``<title>`` element, whitespace collapsed.
     meta : tuple of (str, str)
         ``(key, content)`` of the page's meta tags named in :data:`META_TITLE_KEYS` and of
-        ``keywords``/``description``, in document order; ``key`` is the lower-cased ``property`` or
+        ``og:site_name``/``keywords``/``description``, in document order; ``key`` is the lower-cased ``property`` or
         ``name``.
     blocks : tuple of TextBlock
         The text blocks in document order.

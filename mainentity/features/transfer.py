@@ -23,12 +23,17 @@ the page's own statements of its title (Gali & Fränti 2016: title tag, meta tit
     candidate's text is a substring of a title; ``title_precision`` share of its terms in the titles;
     ``meta_dice`` best Dice with og:title/twitter:title/meta title; ``jsonld_dice`` best Dice with a
     JSON-LD ``headline`` or ``name``; ``url_dice`` Dice with the terms of the URL's last path segment;
-    ``site_name`` its letters and digits, run together, hold or are held by the URL's domain
-    (:func:`~mainentity.features.title_segments.url_parts`, at least 4 characters: "Quanta Magazine"
-    on quantamagazine.org);
+    ``site_name`` its letters and digits, run together, hold or are held by the page's
+    ``og:site_name`` or the URL's domain (:func:`~mainentity.features.title_segments.url_parts`, at
+    least 4 characters: "Quanta Magazine" on quantamagazine.org). Title segments that name the site
+    are left out of the title features: a ``<title>`` that is only the site's name says nothing of
+    the page;
     ``anchor_dice`` best Dice with an incoming anchor text (ILA).
 kind and place among the page's candidates
-    ``kind_*`` one column per :data:`~mainentity.features.candidates.CANDIDATE_KINDS` plus ``merged``;
+    ``kind_title`` a title segment found in the page (its layout is that of the block that holds it);
+    ``merged`` a merged block. Other kinds (style runs, visible texts, whole headings) have no column
+    of their own: they are rarely the answer in training data, and a column would teach the ranker to
+    distrust the very candidates that fix split headlines on new sites;
     ``order`` position among the candidates / their number; ``repeats`` log(1 + other candidates with
     the same text) / log(11); ``first_h1`` the first h1 candidate in document order;
     ``best_title_dice`` its ``title_segment_dice`` is the page's highest (and > 0).
@@ -47,7 +52,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from mainentity.features.candidates import CANDIDATE_KINDS, title_strings
+from mainentity.features.candidates import title_strings
 from mainentity.features.site import SITE_FEATURES, SiteProfile
 from mainentity.features.title_segments import split_title, url_parts
 from mainentity.records import Page, RenderedPage, TextBlock
@@ -61,8 +66,8 @@ TRANSFER_FEATURES = (
     "h1", "heading", "fsize_ratio", "fsize_rank", "bold", "weight", "y_fold", "above_fold", "x_centre",
     "width", "lines", "log_words", "upper_share", "digit_share", "in_link", "title_dice",
     "title_segment_dice", "title_segment_exact", "in_title", "title_precision", "meta_dice",
-    "jsonld_dice", "url_dice", "site_name", "anchor_dice", *(f"kind_{kind}" for kind in CANDIDATE_KINDS), "merged",
-    "order", "repeats", "first_h1", "best_title_dice", *SITE_FEATURES,
+    "jsonld_dice", "url_dice", "site_name", "anchor_dice", "kind_title", "merged", "order", "repeats", "first_h1",
+    "best_title_dice", *SITE_FEATURES,
 )
 
 #: Features whose larger values can only make a candidate more (+1) or less (-1) likely the main entity,
@@ -133,6 +138,22 @@ def _text_stats(text: str) -> tuple[frozenset[str], int, float, float, str]:
             n_digits += 1
     return (frozenset(tokens), len(tokens), n_upper / n_letters if n_letters else 0.0,
             n_digits / max(n_letters + n_digits, 1), "".join(tokens))
+
+
+def _site_names(rendered: RenderedPage, domain: str) -> tuple[str, ...]:
+    """The site's names, squashed to letters and digits: ``og:site_name`` values and the URL's domain."""
+    names = [_text_stats(content)[4] for key, content in rendered.meta if key == "og:site_name"]
+    return tuple(name for name in [*names, domain.replace(".", "")] if len(name) >= 4)
+
+
+def _is_site_name(text: str, site_names: Sequence[str]) -> bool:
+    """Whether a text names the site: squashed, it holds or is held by one of ``site_names``.
+
+    >>> _is_site_name("Quanta Magazine", ("quantamagazine",)), _is_site_name("Chaos", ("quantamagazine",))
+    (True, False)
+    """
+    squashed = _text_stats(text)[4]
+    return len(squashed) >= 4 and any(squashed in name or name in squashed for name in site_names)
 
 
 def _best_dice(terms: Sequence[frozenset[str]], references: Sequence[str]) -> np.ndarray:
@@ -221,9 +242,12 @@ def candidate_features(
     columns["digit_share"] = np.array([stat[3] for stat in stats])
     columns["in_link"] = np.array([candidate.in_link for candidate in candidates], dtype=float)
 
+    domain, _, slug = url_parts(page.url) if page.url else ("", "", "")
+    site_names = _site_names(rendered, domain)
     titles = title_strings(rendered)
     split_titles = [split_title(title) for title in titles]
-    segments = list(dict.fromkeys([*titles, *(piece for pieces in split_titles for piece in pieces)]))
+    segments = [segment for segment in dict.fromkeys([*titles, *(p for pieces in split_titles for p in pieces)])
+                if not _is_site_name(segment, site_names)]
     segment_keys = {normalize_text(segment) for segment in segments}
     title_keys = [normalize_text(title) for title in titles]
     title_terms = frozenset(term for title in titles for term in _text_stats(title)[0])
@@ -235,16 +259,11 @@ def candidate_features(
     meta = list(rendered.meta_titles)
     columns["meta_dice"] = _best_dice(terms, meta + [s for title in meta for s in split_title(title)])
     columns["jsonld_dice"] = _best_dice(terms, jsonld_titles(page.html))
-    domain, _, slug = url_parts(page.url) if page.url else ("", "", "")
     columns["url_dice"] = _best_dice(terms, [slug])
-    host = domain.replace(".", "")
-    columns["site_name"] = np.array(
-        [len(stat[4]) >= 4 and len(host) >= 4 and (stat[4] in host or host in stat[4]) for stat in stats], dtype=float
-    )
+    columns["site_name"] = np.array([_is_site_name(text, site_names) for text in texts], dtype=float)
     columns["anchor_dice"] = _best_dice(terms, list(page.anchors))
 
-    for kind in CANDIDATE_KINDS:
-        columns[f"kind_{kind}"] = np.array([candidate.kind == kind for candidate in candidates], dtype=float)
+    columns["kind_title"] = np.array([candidate.kind == "title" for candidate in candidates], dtype=float)
     columns["merged"] = np.array([candidate.merged for candidate in candidates], dtype=float)
     columns["order"] = np.arange(n) / n
     counts = Counter(normalized)

@@ -82,7 +82,7 @@ BLOCKS_JS = resources.files("mainentity.render").joinpath("blocks.js").read_text
 BLOCKS_JS_VERSION = hashlib.sha256(BLOCKS_JS.encode("utf-8")).hexdigest()[:16]
 
 #: Meta tags the renderer keeps (see :attr:`mainentity.records.RenderedPage.meta`).
-META_KEYS = (*META_TITLE_KEYS, "keywords", "description")
+META_KEYS = (*META_TITLE_KEYS, "og:site_name", "keywords", "description")
 
 #: Chromium switches: no background traffic, and no way out even for requests routing would miss
 #: (host names never resolve, and everything, loopback included, goes to a proxy that cannot resolve).

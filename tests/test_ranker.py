@@ -1,0 +1,97 @@
+"""The candidate ranker and the answer calibrator (mainentity.models.ranker)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+from mainentity.models.ranker import (
+    AnswerCalibrator,
+    CandidateRanker,
+    best_per_group,
+    cross_fitted_scores,
+    page_balanced_weights,
+)
+
+
+def ranking_data(random_state, n_pages=40, n_candidates=30):
+    """Pages whose main entity has the largest feature 0 by a margin; features 1 and 2 are noise."""
+    rng = np.random.default_rng(random_state)
+    X = rng.normal(size=(n_pages * n_candidates, 3))
+    groups = np.repeat(np.arange(n_pages), n_candidates)
+    y = np.zeros(len(X), dtype=int)
+    for page in range(n_pages):
+        rows = np.flatnonzero(groups == page)
+        y[rows[np.argmax(X[rows, 0])]] = 1
+    X[y == 1, 0] += 1.0  # a margin, as a headline stands out from the rest of its page
+    return X, y, groups
+
+
+def test_page_balanced_weights_give_each_page_one_unit_per_class():
+    y = np.array([1, 0, 0, 0, 1, 1, 0])
+    groups = np.array([0, 0, 0, 0, 1, 1, 1])
+    weights = page_balanced_weights(y, groups)
+    for page in (0, 1):
+        assert weights[(groups == page) & (y == 1)].sum() == pytest.approx(1.0)
+        assert weights[(groups == page) & (y == 0)].sum() == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("method", ["gbm", "linear"])
+@pytest.mark.parametrize("random_state", [0, 1])
+def test_ranker_puts_the_main_entity_first_on_new_pages(method, random_state):
+    X, y, groups = ranking_data(random_state)
+    ranker = CandidateRanker(method, min_samples_leaf=5, random_state=random_state).fit(X, y, groups)
+    X_new, y_new, groups_new = ranking_data(random_state + 100)
+    best = best_per_group(ranker.decision_function(X_new), groups_new)
+    accuracy = np.mean([y_new[i] for i in best.values()])
+    assert accuracy >= 0.9
+
+
+def test_monotonic_constraints_hold():
+    X, y, groups = ranking_data(0)
+    ranker = CandidateRanker("gbm", monotonic=[1, -1, 0], min_samples_leaf=5, random_state=0).fit(X, y, groups)
+    grid = np.zeros((50, 3))
+    grid[:, 0] = np.linspace(-3, 3, 50)
+    assert np.all(np.diff(ranker.decision_function(grid)) >= -1e-12)
+    grid = np.zeros((50, 3))
+    grid[:, 1] = np.linspace(-3, 3, 50)
+    assert np.all(np.diff(ranker.decision_function(grid)) <= 1e-12)
+
+
+def test_ranker_contract_and_errors():
+    X, y, groups = ranking_data(0, n_pages=5)
+    ranker = CandidateRanker("gbm", max_iter=5)
+    assert clone(ranker).get_params() == ranker.get_params()
+    with pytest.raises(ValueError, match="unknown ranker method 'tree'"):
+        CandidateRanker("tree").fit(X, y, groups)
+    with pytest.raises(ValueError, match="both main entities"):
+        CandidateRanker().fit(X, np.zeros(len(X)), groups)
+    fitted = ranker.fit(X, y, groups)
+    with pytest.raises(ValueError, match="fitted with 3"):
+        fitted.decision_function(X[:, :2])
+
+
+def test_cross_fitted_scores_never_score_a_page_with_a_model_that_saw_it():
+    X, y, groups = ranking_data(0, n_pages=6, n_candidates=5)
+    folds = groups % 3
+    scores = cross_fitted_scores(CandidateRanker("linear"), X, y, groups, folds)
+    assert np.isfinite(scores).all()
+    # fold 0's scores equal those of a model fitted on folds 1 and 2 only
+    held = folds == 0
+    alone = CandidateRanker("linear").fit(X[~held], y[~held], groups[~held]).decision_function(X[held])
+    assert np.allclose(scores[held], alone)
+
+
+def test_calibrator_is_a_monotone_probability():
+    rng = np.random.default_rng(0)
+    scores = rng.normal(size=500)
+    correct = (rng.random(500) < 1 / (1 + np.exp(-3 * scores))).astype(float)
+    calibrator = AnswerCalibrator().fit(scores, correct)
+    probabilities = calibrator.predict_proba(np.linspace(-4, 4, 100))
+    assert (probabilities >= 0).all() and (probabilities <= 1).all()
+    assert np.all(np.diff(probabilities) >= 0)
+    # on the fitted data, the mean probability equals the accuracy (isotonic regression keeps the mean)
+    assert calibrator.predict_proba(scores).mean() == pytest.approx(correct.mean(), abs=1e-9)
+    with pytest.raises(ValueError, match="one correctness per score"):
+        AnswerCalibrator().fit([], [])

@@ -1,0 +1,95 @@
+"""The general recogniser (mainentity.recognizers.general) on small generated sites."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mainentity.pipeline import predict_documents
+from mainentity.recognizers.base import make_recognizer
+from mainentity.recognizers.general import GeneralRecognizer
+from mainentity.records import Document, Page, RenderedPage, TextBlock
+
+
+def text_block(text, y, size=16.0, level=0, path=None, in_link=False):
+    return TextBlock(text, "h1" if level else "p", path or f"html[0]/body[1]/p[{int(y)}]", size,
+                     700 if level else 400, bool(level), 50.0, y, 500.0, size * 1.2, in_link=in_link,
+                     heading_level=level)
+
+
+def shop_page(site, i, title_first=True):
+    """A shop page: navigation, the product's name as h1 (in the <title> too), a price, a description."""
+    name = f"Garden chair model {i} {site}"
+    blocks = [text_block("Home", 10, 13, path="html[0]/body[1]/nav[0]/a[0]", in_link=True),
+              text_block("Garden furniture", 30, 13, path="html[0]/body[1]/nav[0]/a[1]", in_link=True),
+              text_block(name, 120, 30, level=1, path="html[0]/body[1]/h1[0]"),
+              text_block(f"{i}.99 EUR", 170, 18, path="html[0]/body[1]/p[0]"),
+              text_block("A sturdy chair for long summer evenings, made of oak. " * 3, 220, path="html[0]/body[1]/p[1]")]
+    title = f"{name} | {site} shop" if title_first else f"{site} shop"
+    page = Page(site, f"p{i}.html", f"https://{site}.example/p{i}.html", "", main_entity=(name,))
+    return Document(page, RenderedPage(title, (), tuple(blocks)))
+
+
+def sites(names, n_pages):
+    return [shop_page(site, i) for site in names for i in range(n_pages)]
+
+
+@pytest.mark.parametrize("random_state", [0, 1])
+def test_learns_on_some_sites_and_answers_on_others(random_state):
+    train = sites(["oak", "pine", "birch", "elm", "ash", "yew"], 4)
+    recognizer = GeneralRecognizer(max_iter=30, min_samples_leaf=2, n_folds=3, random_state=random_state)
+    recognizer.fit(train)
+    test = sites(["beech", "maple"], 3)
+    predictions = recognizer.predict(test)
+    assert [p.main_entity for p in predictions] == [d.page.main_entity[0] for d in test]
+    assert all(0.0 <= p.score <= 1.0 for p in predictions)
+    assert all(p.bbox is not None and p.bbox[1] == 120.0 for p in predictions)
+    assert predictions[0].candidates[0] == predictions[0].main_entity and len(predictions[0].candidates) == 5
+
+
+def test_abstains_below_the_threshold_but_keeps_score_and_candidates():
+    train = sites(["oak", "pine", "birch", "elm", "ash", "yew"], 3)
+    recognizer = GeneralRecognizer(max_iter=20, min_samples_leaf=2, n_folds=3, abstain_below=1.01, random_state=0)
+    (prediction,) = recognizer.fit(train).predict(sites(["beech"], 1))
+    assert prediction.main_entity == "" and prediction.candidates and 0.0 <= prediction.score <= 1.0
+
+
+def test_site_vote_moves_an_odd_page_to_the_site_slot():
+    recognizer = GeneralRecognizer(calibrate=False, vote_min_pages=3, vote_share=0.5, vote_margin=5.0)
+    recognizer.ranker_ = None  # scores are set by hand below
+    slot_block = [text_block(f"Name {i}", 100, 30, level=1, path="h1") for i in range(4)]
+    other = text_block("Big banner", 10, 30, path="banner")
+    site = [([other, slot_block[i]], np.array([0.0, 1.0])) for i in range(3)]
+    odd = ([other, slot_block[3]], np.array([1.0, -3.0]))  # the banner wins on its own, by 4 < margin
+    recognizer._vote([*site, odd])
+    assert np.argmax(odd[1]) == 1
+    far = ([other, slot_block[3]], np.array([1.0, -9.0]))  # by 10 > margin: left as it is
+    recognizer._vote([*site, far])
+    assert np.argmax(far[1]) == 0
+
+
+def test_the_pipeline_gives_a_site_level_recogniser_whole_sites():
+    seen = []
+
+    class Spy(GeneralRecognizer):
+        def predict(self, documents):
+            seen.append(sorted({d.page.site_id for d in documents}) + [len(documents)])
+            return super().predict(documents)
+
+    train = sites(["oak", "pine", "birch", "elm"], 3)
+    spy = Spy(max_iter=10, min_samples_leaf=2, calibrate=False, random_state=0).fit(train)
+    test = sites(["beech", "maple"], 3)
+    interleaved = [test[i] for i in (0, 3, 1, 4, 2, 5)]
+    stream = ((d.page, d, "") for d in interleaved)
+    predictions = predict_documents(spy, stream, batch_size=2, pages_per_site={"beech": 3, "maple": 3})
+    assert seen == [["beech", 3], ["maple", 3]]
+    assert len(predictions) == 6
+
+
+def test_registered_and_unrendered_pages_get_an_error_row():
+    assert isinstance(make_recognizer("general"), GeneralRecognizer)
+    recognizer = GeneralRecognizer(max_iter=10, min_samples_leaf=2, calibrate=False).fit(sites(["oak", "pine"], 3))
+    (prediction,) = recognizer.predict([Document(Page("x", "a.html", "http://x/a.html", ""))])
+    assert prediction.error == "not rendered"
+    (empty,) = recognizer.predict([Document(Page("x", "b.html", "http://x/b.html", ""), RenderedPage("", (), ()))])
+    assert empty.error == "no text blocks"

@@ -1,0 +1,65 @@
+"""Segments of the renderer (blocks.js): style runs, visible texts and whole headings. Start Chromium."""
+
+from __future__ import annotations
+
+import pytest
+
+from mainentity.records import Page
+from mainentity.render import Renderer, RenderSettings
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def renderer():
+    with Renderer(RenderSettings(concurrency=1, timeout_s=15)) as r:
+        yield r
+
+
+def render(renderer, body: str, head: str = ""):
+    page = Page("s", "p.htm", "http://s.test/p.htm", f"<!DOCTYPE html><html><head>{head}</head><body>{body}</body></html>")
+    (outcome,) = list(renderer.render([page]))
+    assert outcome.error == ""
+    return outcome.rendered
+
+
+def segments(rendered, kind):
+    return [segment.text for segment in rendered.segments if segment.kind == kind]
+
+
+def test_style_runs_split_a_title_from_its_smaller_format_note(renderer):
+    rendered = render(renderer, '<h2>The Long Road<span style="font-size:12px"> (Paperback)</span></h2>')
+    assert segments(rendered, "run") == ["The Long Road", "(Paperback)"]
+    run = rendered.segments[0]
+    assert (run.tag, run.heading_level, run.font_size, run.hidden) == ("h2", 2, 24.0, False)
+    assert run.width > 0 and run.height > 0
+    # the paper's blocks are unchanged: two text nodes and their merge
+    assert [block.text for block in rendered.blocks] == ["The Long Road", "(Paperback)", "The Long Road (Paperback)"]
+
+
+def test_visible_text_drops_a_visually_hidden_copy_of_a_drop_cap(renderer):
+    head = ("<style>.vh{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}"
+            ".cap{float:left;font-size:80px}</style>")
+    rendered = render(renderer, '<h1><span class="cap" aria-hidden="true">W</span><span class="vh">W</span>'
+                                "inter comes early to the coast</h1>", head)
+    assert segments(rendered, "visible") == ["Winter comes early to the coast"]
+    # the merged block keeps the DOM text, as the paper defines it
+    assert "WWinter comes early to the coast" in [block.text for block in rendered.blocks]
+
+
+def test_a_heading_split_over_block_elements_is_one_heading_segment(renderer):
+    rendered = render(renderer, "<h1><div>Harbour towns</div><div>turn fish markets into food halls</div></h1>")
+    assert segments(rendered, "heading") == ["Harbour towns turn fish markets into food halls"]
+    assert rendered.segments[0].heading_level == 1
+
+
+def test_aria_headings_have_their_level(renderer):
+    rendered = render(renderer, '<div role="heading" aria-level="1">Site of the day</div><div role="heading">Sub</div>')
+    levels = {block.text: block.heading_level for block in rendered.blocks}
+    assert levels == {"Site of the day": 1, "Sub": 2}
+
+
+def test_one_style_merges_have_no_runs(renderer):
+    rendered = render(renderer, "<p>Plain <em>text</em> in one style</p>")
+    assert segments(rendered, "run") == []
+    assert segments(rendered, "visible") == []

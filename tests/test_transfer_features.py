@@ -1,0 +1,75 @@
+"""Transferable candidate features (mainentity.features.transfer) and site evidence (features.site)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mainentity.features.site import SITE_FEATURES, site_profile
+from mainentity.features.transfer import TRANSFER_FEATURES, candidate_features, jsonld_titles
+from mainentity.records import Page, RenderedPage, TextBlock
+
+
+def block(text, y, size=16.0, level=0, path=None, in_link=False):
+    return TextBlock(text, "p", path or f"html[0]/body[1]/p[{int(y)}]", size, 700 if level else 400, bool(level),
+                     100.0, y, 400.0, size * 1.2, in_link=in_link, heading_level=level)
+
+
+def column(x, name):
+    return x[:, TRANSFER_FEATURES.index(name)]
+
+
+def features(blocks, title="", meta=(), url="https://quayside.example/1188204/ferry-trials/", html="", anchors=()):
+    page = Page("s", "p.html", url, html, anchors=tuple(anchors))
+    return candidate_features(blocks, page, RenderedPage(title, tuple(meta), tuple(blocks)))
+
+
+def test_shape_and_bounds():
+    blocks = [block("Quayside", 10, 24), block("Ferry trials begin", 120, 34, level=1), block("Body " * 80, 300)]
+    x = features(blocks, title="Ferry trials begin | Quayside")
+    assert x.shape == (3, len(TRANSFER_FEATURES))
+    assert np.isfinite(x).all() and (x >= 0).all() and (x <= 4).all()
+    assert column(x, "fsize_ratio").tolist() == [24 / 34, 1.0, 16 / 34]
+    assert column(x, "fsize_rank").tolist() == [0.5, 1.0, 0.0]
+    assert column(x, "h1").tolist() == [0.0, 1.0, 0.0]
+    assert column(x, "first_h1").tolist() == [0.0, 1.0, 0.0]
+    assert column(x, "title_segment_exact").tolist() == [0.0, 1.0, 0.0]
+    assert column(x, "log_words")[2] == np.log(81) / np.log(101)  # log(1 + 80 words), 1 at 100 words
+
+
+def test_a_title_that_is_only_the_site_name_is_no_title_evidence():
+    blocks = [block("Quayside", 10, 24), block("Ferry trials begin", 120, 34, level=1)]
+    x = features(blocks, title="Quayside", meta=[("og:site_name", "Quayside")])
+    assert column(x, "title_segment_exact").tolist() == [0.0, 0.0]
+    assert column(x, "site_name").tolist() == [1.0, 0.0]
+    # the URL's slug still points at the story
+    assert column(x, "url_dice").tolist() == [0.0, 0.8]
+
+
+def test_dice_features_match_their_definition():
+    blocks = [block("Know Your Bible", 100, level=1), block("Home", 10, in_link=True)]
+    html = '<script type="application/ld+json">{"@type": "Book", "name": "Know Your Bible Today"}</script>'
+    x = features(blocks, title="Know Your Bible - Shop", html=html, anchors=["Know your bible"])
+    assert column(x, "title_dice").tolist() == [2 * 3 / (3 + 4), 0.0]
+    assert column(x, "jsonld_dice").tolist() == [2 * 3 / (3 + 4), 0.0]
+    assert column(x, "anchor_dice").tolist() == [1.0, 0.0]
+    assert column(x, "in_link").tolist() == [0.0, 1.0]
+
+
+def test_jsonld_titles_skip_the_publisher_and_bad_json():
+    html = ('<script type="application/ld+json">{"@type": "NewsArticle", "headline": "Tides rise",'
+            ' "publisher": {"@type": "Organization", "name": "Quayside"}}</script>'
+            '<script type="application/ld+json">{not json</script>')
+    assert jsonld_titles(html) == ["Tides rise"]
+
+
+def test_site_features_tell_template_text_from_the_varying_slot():
+    pages = [[block("Home", 10, path="nav"), block(f"Book number {i}", 100, level=1, path="h1"),
+              block("Add to cart", 200, path="cart")] for i in range(5)]
+    profile = site_profile(pages)
+    x = profile.features(pages[2])
+    names = list(SITE_FEATURES)
+    assert x[:, names.index("has_site")].tolist() == [1.0, 1.0, 1.0]
+    assert x[:, names.index("template_share")].tolist() == [1.0, 0.0, 1.0]
+    assert x[:, names.index("slot_variety")].tolist() == [0.0, 1.0, 0.0]
+    # a site of one page has no evidence: all zeros
+    assert not site_profile(pages[:1]).features(pages[0]).any()
