@@ -24,7 +24,8 @@ def shop_page(site, i, title_first=True):
               text_block("Garden furniture", 30, 13, path="html[0]/body[1]/nav[0]/a[1]", in_link=True),
               text_block(name, 120, 30, level=1, path="html[0]/body[1]/h1[0]"),
               text_block(f"{i}.99 EUR", 170, 18, path="html[0]/body[1]/p[0]"),
-              text_block("A sturdy chair for long summer evenings, made of oak. " * 3, 220, path="html[0]/body[1]/p[1]")]
+              text_block("A sturdy chair for long summer evenings, made of oak. " * 3, 220,
+                         path="html[0]/body[1]/p[1]")]
     title = f"{name} | {site} shop" if title_first else f"{site} shop"
     page = Page(site, f"p{i}.html", f"https://{site}.example/p{i}.html", "", main_entity=(name,))
     return Document(page, RenderedPage(title, (), tuple(blocks)))

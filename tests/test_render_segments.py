@@ -17,7 +17,8 @@ def renderer():
 
 
 def render(renderer, body: str, head: str = ""):
-    page = Page("s", "p.htm", "http://s.test/p.htm", f"<!DOCTYPE html><html><head>{head}</head><body>{body}</body></html>")
+    html = f"<!DOCTYPE html><html><head>{head}</head><body>{body}</body></html>"
+    page = Page("s", "p.htm", "http://s.test/p.htm", html)
     (outcome,) = list(renderer.render([page]))
     assert outcome.error == ""
     return outcome.rendered
