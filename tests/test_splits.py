@@ -30,3 +30,24 @@ def test_bad_split_arguments():
         split_pages(make_pages(1, 5), method="by-page")
     with pytest.raises(ValueError, match=r"train_fraction must be in \(0, 1\)"):
         split_pages(make_pages(1, 5), train_fraction=1.0)
+
+
+def test_none_split_trains_on_every_page():
+    pages = make_pages(2, 3)
+    assert split_pages(pages, method="none") == (pages, [])
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_site_folds_test_every_site_once_and_never_train_on_it(seed):
+    from mainentity.splits import site_folds
+
+    pages = make_pages(7, 3)
+    folds = site_folds(pages, 3, random_state=seed)
+    assert len(folds) == 3
+    tested = [page for _, test in folds for page in test]
+    assert sorted(tested, key=pages.index) == pages
+    for train, test in folds:
+        assert {p.site_id for p in train}.isdisjoint({p.site_id for p in test})
+        assert len(train) + len(test) == len(pages)
+    with pytest.raises(ValueError, match="n_folds must be in"):
+        site_folds(pages, 8)
