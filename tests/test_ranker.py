@@ -37,7 +37,7 @@ def test_page_balanced_weights_give_each_page_one_unit_per_class():
         assert weights[(groups == page) & (y == 0)].sum() == pytest.approx(1.0)
 
 
-@pytest.mark.parametrize("method", ["gbm", "linear"])
+@pytest.mark.parametrize("method", ["gbm", "linear", "both"])
 @pytest.mark.parametrize("random_state", [0, 1])
 def test_ranker_puts_the_main_entity_first_on_new_pages(method, random_state):
     X, y, groups = ranking_data(random_state)

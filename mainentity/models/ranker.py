@@ -4,9 +4,10 @@ The ranker scores every candidate of every page; a page's answer is its best-sco
 a pointwise learner with page-balanced sample weights: on each training page the positive candidates
 share a weight of 1 and the negative ones a weight of 1, so a page with 600 candidates counts as much
 as a page with 20, and the rare positives are not drowned (pointwise learning-to-rank, Liu 2009,
-chapter 2). Two learners are offered: scikit-learn's histogram gradient boosting (``"gbm"``; trees
-take the unscaled, mixed features as they are) and a logistic regression on standardised features
-(``"linear"``).
+chapter 2). Three learners are offered: scikit-learn's histogram gradient boosting (``"gbm"``; trees
+take the unscaled, mixed features as they are), a logistic regression on standardised features
+(``"linear"``), and both (``"both"``: the sum of their log-odds, so that a page must convince the
+smooth linear model and the trees alike).
 
 The calibrator maps a page's best score to the probability that the answer is right, by isotonic
 regression on answers given on held-out pages (Zadrozny & Elkan 2002).
@@ -24,7 +25,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils.validation import check_array, check_is_fitted
 
 #: Learners of :class:`CandidateRanker`.
-RANKER_METHODS = ("gbm", "linear")
+RANKER_METHODS = ("gbm", "linear", "both")
 
 
 def page_balanced_weights(y: np.ndarray, groups: np.ndarray) -> np.ndarray:
@@ -56,7 +57,7 @@ def page_balanced_weights(y: np.ndarray, groups: np.ndarray) -> np.ndarray:
 def best_per_group(scores: np.ndarray, groups: np.ndarray) -> dict:
     """Index of the best-scoring row of each group (the first one on ties).
 
-    >>> best_per_group(np.array([0.1, 0.9, 0.3, 0.2]), np.array([7, 7, 8, 8]))
+    >>> best_per_group(np.array([0.1, 0.9, 0.3, 0.2]), [7, 7, 8, 8])
     {7: 1, 8: 2}
     """
     best: dict = {}
@@ -71,8 +72,8 @@ class CandidateRanker(BaseEstimator):
 
     Parameters
     ----------
-    method : {"gbm", "linear"}, default "gbm"
-        Histogram gradient boosting or logistic regression on standardised features.
+    method : {"gbm", "linear", "both"}, default "gbm"
+        Histogram gradient boosting, logistic regression on standardised features, or the sum of both.
     max_iter : int, default 200
         Boosting iterations (``gbm``) or solver iterations (``linear``).
     learning_rate : float, default 0.1
@@ -90,8 +91,8 @@ class CandidateRanker(BaseEstimator):
 
     Attributes
     ----------
-    estimator_ : estimator
-        The fitted scikit-learn classifier (positive class 1).
+    estimators_ : list of estimator
+        The fitted scikit-learn classifiers (positive class 1): one, or two for ``"both"``.
     n_features_in_ : int
 
     Examples
@@ -113,16 +114,21 @@ class CandidateRanker(BaseEstimator):
         self.monotonic = monotonic
         self.random_state = random_state
 
-    def _make_estimator(self):
-        if self.method == "gbm":
-            return HistGradientBoostingClassifier(
+    def _make_estimators(self) -> list:
+        if self.method not in RANKER_METHODS:
+            raise ValueError(f"unknown ranker method {self.method!r}; valid: {', '.join(RANKER_METHODS)}")
+        estimators = []
+        if self.method in ("gbm", "both"):
+            estimators.append(HistGradientBoostingClassifier(
                 max_iter=self.max_iter, learning_rate=self.learning_rate, max_depth=self.max_depth,
                 min_samples_leaf=self.min_samples_leaf, l2_regularization=self.l2, early_stopping=False,
                 monotonic_cst=None if self.monotonic is None else list(self.monotonic), random_state=self.random_state,
+            ))
+        if self.method in ("linear", "both"):
+            estimators.append(
+                make_pipeline(StandardScaler(), LogisticRegression(C=1.0 / self.l2, max_iter=max(self.max_iter, 500)))
             )
-        if self.method == "linear":
-            return make_pipeline(StandardScaler(), LogisticRegression(C=1.0 / self.l2, max_iter=self.max_iter))
-        raise ValueError(f"unknown ranker method {self.method!r}; valid: {', '.join(RANKER_METHODS)}")
+        return estimators
 
     def fit(self, X, y, groups) -> CandidateRanker:
         """Learn from candidates of labeled pages.
@@ -151,13 +157,14 @@ class CandidateRanker(BaseEstimator):
             raise ValueError(f"X, y and groups must have one row per candidate; got {len(X)}, {len(y)}, {len(groups)}")
         if len(np.unique(y)) < 2:
             raise ValueError("the training candidates must hold both main entities (1) and others (0)")
-        estimator = self._make_estimator()
+        estimators = self._make_estimators()
         weights = page_balanced_weights(y, groups)
-        if self.method == "linear":
-            estimator.fit(X, y, logisticregression__sample_weight=weights)
-        else:
-            estimator.fit(X, y, sample_weight=weights)
-        self.estimator_ = estimator
+        for estimator in estimators:
+            if isinstance(estimator, HistGradientBoostingClassifier):
+                estimator.fit(X, y, sample_weight=weights)
+            else:
+                estimator.fit(X, y, logisticregression__sample_weight=weights)
+        self.estimators_ = estimators
         self.n_features_in_ = X.shape[1]
         return self
 
@@ -183,7 +190,8 @@ class CandidateRanker(BaseEstimator):
             raise ValueError(f"X has {X.shape[1]} features; the ranker was fitted with {self.n_features_in_}")
         if len(X) == 0:
             return np.zeros(0)
-        return np.asarray(self.estimator_.decision_function(X), dtype=float)
+        return np.sum([np.asarray(estimator.decision_function(X), dtype=float) for estimator in self.estimators_],
+                      axis=0)
 
 
 class AnswerCalibrator(BaseEstimator):
