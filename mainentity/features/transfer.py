@@ -19,7 +19,8 @@ text
     ``digit_share`` digits among its letters and digits; ``in_link``.
 the page's own statements of its title (Gali & Fränti 2016: title tag, meta titles; JSON-LD)
     ``title_dice`` token Dice with the whole ``<title>``; ``title_segment_dice`` best Dice with a
-    ``<title>`` segment; ``title_segment_exact`` equal to a segment of any title; ``in_title`` the
+    ``<title>`` segment; ``title_segment_exact`` equal to a segment of any title; ``title_last_segment`` equal to the
+    last of two or more segments of a title (where sites put their name); ``in_title`` the
     candidate's text is a substring of a title; ``title_precision`` share of its terms in the titles;
     ``meta_dice`` best Dice with og:title/twitter:title/meta title; ``jsonld_dice`` best Dice with a
     JSON-LD ``headline`` or ``name``; ``url_dice`` Dice with the terms of the URL's last path segment;
@@ -65,7 +66,7 @@ FOLD_PX = 768.0
 TRANSFER_FEATURES = (
     "h1", "heading", "fsize_ratio", "fsize_rank", "bold", "weight", "y_fold", "above_fold", "x_centre",
     "width", "lines", "log_words", "upper_share", "digit_share", "in_link", "title_dice",
-    "title_segment_dice", "title_segment_exact", "in_title", "title_precision", "meta_dice",
+    "title_segment_dice", "title_segment_exact", "title_last_segment", "in_title", "title_precision", "meta_dice",
     "jsonld_dice", "url_dice", "site_name", "anchor_dice", "kind_title", "merged", "order", "repeats", "first_h1",
     "best_title_dice", *SITE_FEATURES,
 )
@@ -76,7 +77,7 @@ TRANSFER_FEATURES = (
 MONOTONIC_FEATURES = {
     "h1": 1, "heading": 1, "fsize_ratio": 1, "fsize_rank": 1, "title_dice": 1, "title_segment_dice": 1,
     "title_segment_exact": 1, "meta_dice": 1, "jsonld_dice": 1, "url_dice": 1, "anchor_dice": 1,
-    "site_name": -1, "template_share": -1, "slot_variety": 1,
+    "site_name": -1, "title_last_segment": -1, "template_share": -1, "slot_variety": 1,
 }
 
 _JSON_LD = re.compile(r"<script[^>]*application/ld\+json[^>]*>(.*?)</script>", re.IGNORECASE | re.DOTALL)
@@ -254,6 +255,8 @@ def candidate_features(
     columns["title_dice"] = _best_dice(terms, [rendered.title] if rendered.title else [])
     columns["title_segment_dice"] = _best_dice(terms, segments)
     columns["title_segment_exact"] = np.array([key in segment_keys for key in normalized], dtype=float)
+    last_keys = {normalize_text(pieces[-1]) for pieces in split_titles if len(pieces) >= 2}
+    columns["title_last_segment"] = np.array([key in last_keys for key in normalized], dtype=float)
     columns["in_title"] = np.array([any(key in title for title in title_keys) for key in normalized], dtype=float)
     columns["title_precision"] = np.array([len(t & title_terms) / len(t) if t else 0.0 for t in terms])
     meta = list(rendered.meta_titles)
