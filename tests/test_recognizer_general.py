@@ -58,13 +58,12 @@ def test_abstains_below_the_threshold_but_keeps_score_and_candidates():
 def test_site_vote_moves_an_odd_page_to_the_site_slot():
     recognizer = GeneralRecognizer(calibrate=False, vote_min_pages=3, vote_share=0.5, vote_margin=5.0)
     recognizer.ranker_ = None  # scores are set by hand below
-    slot_block = [text_block(f"Name {i}", 100, 30, level=1, path="h1") for i in range(4)]
-    other = text_block("Big banner", 10, 30, path="banner")
-    site = [([other, slot_block[i]], np.array([0.0, 1.0])) for i in range(3)]
-    odd = ([other, slot_block[3]], np.array([1.0, -3.0]))  # the banner wins on its own, by 4 < margin
+    slots = ["banner|block|30.0|400", "h1|block|30.0|700"]
+    site = [(slots, np.array([0.0, 1.0])) for _ in range(3)]
+    odd = (slots, np.array([1.0, -3.0]))  # the banner wins on its own, by 4 < margin
     recognizer._vote([*site, odd])
     assert np.argmax(odd[1]) == 1
-    far = ([other, slot_block[3]], np.array([1.0, -9.0]))  # by 10 > margin: left as it is
+    far = (slots, np.array([1.0, -9.0]))  # by 10 > margin: left as it is
     recognizer._vote([*site, far])
     assert np.argmax(far[1]) == 0
 

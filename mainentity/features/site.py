@@ -31,9 +31,9 @@ def slot_of(candidate: TextBlock) -> str:
     """The template slot of a candidate: DOM path, kind, font size (CSS px) and weight.
 
     >>> slot_of(TextBlock("A", "h1", "html[0]/body[1]/h1[0]", 32.0, 700, True, 0, 0, 10, 10))
-    'html[0]/body[1]/h1[0]|block|32|700'
+    'html[0]/body[1]/h1[0]|block|32.0|700'
     """
-    return f"{candidate.dom_path}|{candidate.kind}|{candidate.font_size:g}|{candidate.font_weight}"
+    return f"{candidate.dom_path}|{candidate.kind}|{candidate.font_size}|{candidate.font_weight}"
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ class SiteProfile:
     slot_pages: dict[str, int] = field(default_factory=dict)
     slot_unique: dict[str, int] = field(default_factory=dict)
 
-    def features(self, candidates: Sequence[TextBlock]) -> np.ndarray:
+    def features(self, candidates: Sequence[TextBlock], slots: Sequence[str] | None = None) -> np.ndarray:
         """Site-level features of one page's candidates, columns :data:`SITE_FEATURES`.
 
         The page itself is one of the ``n_pages`` counted; its own occurrence is discounted, so every
@@ -67,6 +67,8 @@ class SiteProfile:
         ----------
         candidates : sequence of TextBlock
             One page's candidates (:func:`mainentity.features.candidates.page_candidates`).
+        slots : sequence of str, optional
+            Their slots (:func:`slot_of`), when already known.
 
         Returns
         -------
@@ -87,8 +89,7 @@ class SiteProfile:
         if others < 1:
             return out
         out[:, 0] = 1.0
-        for i, candidate in enumerate(candidates):
-            slot = slot_of(candidate)
+        for i, (candidate, slot) in enumerate(zip(candidates, slots or map(slot_of, candidates), strict=True)):
             out[i, 1] = max(self.text_pages.get(normalize_text(candidate.text), 1) - 1, 0) / others
             slot_pages = self.slot_pages.get(slot, 1)
             out[i, 2] = (slot_pages - 1) / others
@@ -97,13 +98,17 @@ class SiteProfile:
         return np.clip(out, 0.0, 1.0)
 
 
-def site_profile(pages_candidates: Sequence[Sequence[TextBlock]]) -> SiteProfile:
+def site_profile(
+    pages_candidates: Sequence[Sequence[TextBlock]], pages_slots: Sequence[Sequence[str]] | None = None
+) -> SiteProfile:
     """Count template texts and slots over the candidates of every page of one site.
 
     Parameters
     ----------
     pages_candidates : sequence of sequences of TextBlock
         The candidates of each page of the site (one inner sequence per page).
+    pages_slots : sequence of sequences of str, optional
+        Their slots (:func:`slot_of`), when already known.
 
     Returns
     -------
@@ -119,12 +124,14 @@ def site_profile(pages_candidates: Sequence[Sequence[TextBlock]]) -> SiteProfile
     text_pages: Counter[str] = Counter()
     slot_pages: Counter[str] = Counter()
     slot_texts: dict[str, Counter[str]] = defaultdict(Counter)
-    for candidates in pages_candidates:
+    if pages_slots is None:
+        pages_slots = [list(map(slot_of, candidates)) for candidates in pages_candidates]
+    for candidates, page_slots in zip(pages_candidates, pages_slots, strict=True):
         texts = {normalize_text(candidate.text) for candidate in candidates}
         text_pages.update(texts)
         slots: dict[str, str] = {}
-        for candidate in candidates:
-            slots.setdefault(slot_of(candidate), normalize_text(candidate.text))
+        for candidate, slot in zip(candidates, page_slots, strict=True):
+            slots.setdefault(slot, normalize_text(candidate.text))
         slot_pages.update(slots.keys())
         for slot, text in slots.items():
             slot_texts[slot][text] += 1

@@ -52,6 +52,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 import numpy as np
+from scipy import sparse
 
 from mainentity.features.candidates import title_strings
 from mainentity.features.site import SITE_FEATURES, SiteProfile
@@ -157,19 +158,44 @@ def _is_site_name(text: str, site_names: Sequence[str]) -> bool:
     return len(squashed) >= 4 and any(squashed in name or name in squashed for name in site_names)
 
 
-def _best_dice(terms: Sequence[frozenset[str]], references: Sequence[str]) -> np.ndarray:
-    """Best token Dice 2|a & b| / (|a| + |b|) of each term set with any reference text.
+def _dice_with_references(terms: Sequence[frozenset[str]], reference_groups: Sequence[Sequence[str]]) -> np.ndarray:
+    """Best token Dice 2|a & b| / (|a| + |b|) of each term set with each group of reference texts.
 
-    The set form of :func:`mainentity.features.anchortext.dice_matrix` (same values), for term sets
-    computed once per candidate. Zeros when there is no reference or no term.
+    The set form of :func:`mainentity.features.anchortext.dice_matrix` (same values) for term sets
+    computed once per candidate; all references are matched in one sparse product, since a page has
+    hundreds of candidates and few references.
+
+    Parameters
+    ----------
+    terms : sequence of frozenset of str
+        The distinct terms of each candidate.
+    reference_groups : sequence of sequences of str
+        Groups of reference texts (e.g. the title segments, the anchor texts).
+
+    Returns
+    -------
+    dice : ndarray of shape (n_candidates, n_groups)
+        Per group, the best Dice with any of its texts; 0 for an empty group or a candidate without terms.
     """
-    best = np.zeros(len(terms))
-    for reference in references:
-        other = _text_stats(reference)[0]
-        if not other:
-            continue
-        best = np.maximum(best, [2.0 * len(t & other) / (len(t) + len(other)) if t else 0.0 for t in terms])
-    return best
+    references = [_text_stats(text)[0] for group in reference_groups for text in group]
+    group_of = np.repeat(np.arange(len(reference_groups)), [len(group) for group in reference_groups])
+    out = np.zeros((len(terms), len(reference_groups)))
+    vocabulary = {term: i for i, term in enumerate(frozenset().union(*references))}
+    if not vocabulary or not len(terms):
+        return out
+    def incidence(term_sets):
+        rows = [(i, vocabulary[t]) for i, ts in enumerate(term_sets) for t in ts if t in vocabulary]
+        data = np.ones(len(rows))
+        index = np.array(rows, dtype=int).reshape(-1, 2)
+        return sparse.csr_matrix((data, (index[:, 0], index[:, 1])), shape=(len(term_sets), len(vocabulary)))
+    common = (incidence(terms) @ incidence(references).T).toarray()
+    sizes = np.add.outer([len(t) for t in terms], [len(r) for r in references])
+    dice = np.divide(2.0 * common, sizes, out=np.zeros_like(common), where=sizes > 0)
+    for group in range(len(reference_groups)):
+        columns = group_of == group
+        if columns.any():
+            out[:, group] = dice[:, columns].max(axis=1)
+    return out
 
 
 def candidate_features(
@@ -177,6 +203,7 @@ def candidate_features(
     page: Page,
     rendered: RenderedPage,
     profile: SiteProfile | None = None,
+    slots: Sequence[str] | None = None,
 ) -> np.ndarray:
     """The transferable features of one page's candidates.
 
@@ -191,6 +218,8 @@ def candidate_features(
     profile : SiteProfile, optional
         Site-level counts of the page's site (:func:`mainentity.features.site.site_profile`); without
         one, the site features are those of a site of one page (all 0).
+    slots : sequence of str, optional
+        The candidates' slots (:func:`mainentity.features.site.slot_of`), when already known.
 
     Returns
     -------
@@ -252,19 +281,21 @@ def candidate_features(
     segment_keys = {normalize_text(segment) for segment in segments}
     title_keys = [normalize_text(title) for title in titles]
     title_terms = frozenset(term for title in titles for term in _text_stats(title)[0])
-    columns["title_dice"] = _best_dice(terms, [rendered.title] if rendered.title else [])
-    columns["title_segment_dice"] = _best_dice(terms, segments)
+    meta = list(rendered.meta_titles)
+    dice = _dice_with_references(terms, [
+        [rendered.title] if rendered.title else [], segments, meta + [s for title in meta for s in split_title(title)],
+        jsonld_titles(page.html), [slug], list(page.anchors),
+    ])
+    columns["title_dice"], columns["title_segment_dice"] = dice[:, 0], dice[:, 1]
     columns["title_segment_exact"] = np.array([key in segment_keys for key in normalized], dtype=float)
     last_keys = {normalize_text(pieces[-1]) for pieces in split_titles if len(pieces) >= 2}
     columns["title_last_segment"] = np.array([key in last_keys for key in normalized], dtype=float)
     columns["in_title"] = np.array([any(key in title for title in title_keys) for key in normalized], dtype=float)
     columns["title_precision"] = np.array([len(t & title_terms) / len(t) if t else 0.0 for t in terms])
-    meta = list(rendered.meta_titles)
-    columns["meta_dice"] = _best_dice(terms, meta + [s for title in meta for s in split_title(title)])
-    columns["jsonld_dice"] = _best_dice(terms, jsonld_titles(page.html))
-    columns["url_dice"] = _best_dice(terms, [slug])
+    columns["meta_dice"], columns["jsonld_dice"] = dice[:, 2], dice[:, 3]
+    columns["url_dice"] = dice[:, 4]
     columns["site_name"] = np.array([_is_site_name(text, site_names) for text in texts], dtype=float)
-    columns["anchor_dice"] = _best_dice(terms, list(page.anchors))
+    columns["anchor_dice"] = dice[:, 5]
 
     columns["kind_title"] = np.array([candidate.kind == "title" for candidate in candidates], dtype=float)
     columns["merged"] = np.array([candidate.merged for candidate in candidates], dtype=float)
@@ -279,7 +310,7 @@ def candidate_features(
     best = columns["title_segment_dice"]
     columns["best_title_dice"] = ((best == best.max()) & (best > 0)).astype(float)
 
-    site = (profile or SiteProfile(1)).features(candidates)
+    site = (profile or SiteProfile(1)).features(candidates, slots)
     for j, name in enumerate(SITE_FEATURES):
         columns[name] = site[:, j]
     return np.column_stack([columns[name] for name in TRANSFER_FEATURES])

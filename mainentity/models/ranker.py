@@ -185,7 +185,7 @@ class CandidateRanker(BaseEstimator):
             If ``n_features`` differs from the fitted one.
         """
         check_is_fitted(self)
-        X = check_array(X)
+        X = check_array(X, ensure_min_samples=0)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features; the ranker was fitted with {self.n_features_in_}")
         if len(X) == 0:

@@ -125,16 +125,17 @@ class GeneralRecognizer(Recognizer):
         return CandidateRanker(self.method, self.max_iter, self.learning_rate, self.max_depth,
                                self.min_samples_leaf, self.l2, monotonic, self.random_state)
 
-    def _page_candidates(self, documents: Sequence[Document]) -> list[tuple[list[TextBlock], np.ndarray]]:
-        """Candidates and features of every document (site profiles over the given documents)."""
-        out: list[tuple[list[TextBlock], np.ndarray] | None] = [None] * len(documents)
+    def _page_candidates(self, documents: Sequence[Document]) -> list[tuple[list[TextBlock], np.ndarray, list[str]]]:
+        """Candidates, features and slots of every document (site profiles over the given documents)."""
+        out: list = [None] * len(documents)
         for indices in _by_site(documents).values():
             candidates = [page_candidates(documents[i].rendered) for i in indices]
-            profile = site_profile(candidates) if self.site_features else SiteProfile(1)
-            for i, page_candidates_ in zip(indices, candidates, strict=True):
+            slots = [list(map(slot_of, page)) for page in candidates]
+            profile = site_profile(candidates, slots) if self.site_features else SiteProfile(1)
+            for i, page, page_slots in zip(indices, candidates, slots, strict=True):
                 document = documents[i]
-                out[i] = (page_candidates_, candidate_features(page_candidates_, document.page, document.rendered,
-                                                               profile))
+                x = candidate_features(page, document.page, document.rendered, profile, page_slots)
+                out[i] = (page, x, page_slots)
         return out
 
     def fit(self, documents: Sequence[Document]) -> GeneralRecognizer:
@@ -157,7 +158,7 @@ class GeneralRecognizer(Recognizer):
         features = self._page_candidates(usable)
         rows, labels, groups, sites = [], [], [], []
         site_ids = {site: k for k, site in enumerate(_by_site(usable))}
-        for page_id, (document, (candidates, x)) in enumerate(zip(usable, features, strict=True)):
+        for page_id, (document, (candidates, x, _)) in enumerate(zip(usable, features, strict=True)):
             if not candidates:
                 continue
             y = main_entity_labels([c.text for c in candidates], document.page.main_entity)
@@ -216,24 +217,30 @@ class GeneralRecognizer(Recognizer):
         """
         check_is_fitted(self)
         featured = self._page_candidates(documents)
-        scored = [(c, self.ranker_.decision_function(x) if len(c) else np.zeros(0)) for c, x in featured]
+        # one ranker call for all pages: per-call overhead dominates the trees' work on one page
+        all_scores = self.ranker_.decision_function(np.concatenate([x for _, x, _ in featured]))
+        bounds = np.cumsum([0] + [len(c) for c, _, _ in featured])
+        scored = [(c, all_scores[bounds[i]:bounds[i + 1]].copy()) for i, (c, _, _) in enumerate(featured)]
         if self.site_vote:
             for indices in _by_site(documents).values():
-                self._vote([scored[i] for i in indices])
+                self._vote([(featured[i][2], scored[i][1]) for i in indices])
         return scored
 
-    def _vote(self, site_scored: list[tuple[list[TextBlock], np.ndarray]]) -> None:
-        """Site-level inference, in place: move each page's answer to the winning slot when close."""
-        pages = [(c, s) for c, s in site_scored if len(c)]
+    def _vote(self, site_scored: list[tuple[list[str], np.ndarray]]) -> None:
+        """Site-level inference, in place: move each page's answer to the winning slot when close.
+
+        ``site_scored`` holds, per page of one site, its candidates' slots and their scores.
+        """
+        pages = [(slots, scores) for slots, scores in site_scored if len(slots)]
         if len(pages) < self.vote_min_pages:
             return
-        votes = Counter(slot_of(c[int(np.argmax(s))]) for c, s in pages)
+        votes = Counter(slots[int(np.argmax(scores))] for slots, scores in pages)
         slot, count = votes.most_common(1)[0]
         if count < self.vote_share * len(pages):
             return
-        for candidates, scores in pages:
+        for slots, scores in pages:
             best = int(np.argmax(scores))
-            in_slot = [i for i, c in enumerate(candidates) if slot_of(c) == slot]
+            in_slot = [i for i, candidate_slot in enumerate(slots) if candidate_slot == slot]
             if not in_slot or best in in_slot:
                 continue
             challenger = max(in_slot, key=lambda i: scores[i])
