@@ -311,8 +311,19 @@ def test_script_navigation_does_not_navigate(js_renderer):
 
 def test_javascript_switch(renderer, js_renderer):
     page = make_page("<p>Static</p><script>document.write('<p>Written</p>')</script><noscript>NS</noscript>")
-    assert [b.text for b in render_one(renderer, page).blocks] == ["Static"]
+    assert [b.text for b in render_one(renderer, page).blocks] == ["Static", "NS"]
     assert [b.text for b in render_one(js_renderer, page).blocks] == ["Static", "Written"]
+
+
+def test_noscript_content_is_shown_when_scripts_are_off(renderer, js_renderer):
+    page = make_page('<noscript><h1 style="font-size:40px">Only Headline</h1><p>Body <b>text</b></p></noscript>'
+                     '<script>document.write("<p>Scripted</p>")</script>')
+    rendered = render_one(renderer, page)
+    assert [b.text for b in rendered.blocks] == ["Only Headline", "Body", "text", "Body text"]
+    headline = by_text(rendered, "Only Headline")
+    assert (headline.tag, headline.font_size, headline.heading_level, headline.hidden) == ("h1", 40.0, 1, False)
+    assert headline.dom_path == "html[0]/body[1]/noscript[0]/h1[0]"
+    assert [b.text for b in render_one(js_renderer, page).blocks] == ["Scripted"]
 
 
 def test_non_http_url_uses_placeholder(renderer):

@@ -19,8 +19,9 @@ this module. Its rules:
   content. An element with a single part merges nothing: in the paper's example
   ``<div><b>This <em>is</em> the <span>ENTITY</span> <u>of</u> interest</b></div>`` the ``b`` adds
   "This is the ENTITY of interest" and the ``div`` adds nothing.
-- Nothing inside head, script, style, noscript, template, iframe, noembed, noframes, canvas, video,
-  audio or a ``display: none`` subtree is a block.
+- Nothing inside head, script, style, template, iframe, noembed, noframes, canvas, video, audio or a
+  ``display: none`` subtree is a block. ``<noscript>`` content is walked when the page's scripts are
+  off (the default), since a browser then displays it, and skipped when they are on.
 - A page is never hidden as a whole: ``display: none``, a ``visibility`` other than ``visible`` or
   ``opacity: 0`` on ``<html>`` or ``<body>`` is overridden (inline ``!important``) before extraction.
   Such root-level hiding is anti-flicker or frame-busting CSS that only the page's own scripts lift
