@@ -1,0 +1,178 @@
+"""Tests of the safe model files (mainentity.model_io): every recogniser and cleaner round-trips, and a
+crafted file that would run code is refused without running it."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import pickle
+import subprocess
+import sys
+import warnings
+import zipfile
+
+import numpy as np
+import pytest
+import skops.io as sio
+from test_cleaning_dom import make_document
+from test_recognizer_msrbfn import product_document
+from test_sst import ARTICLES, article_page
+
+from mainentity.cleaning import cleaner_names, make_cleaner
+from mainentity.model_io import (
+    FORMAT_VERSION,
+    ModelFormatError,
+    UntrustedModelError,
+    is_trusted_type,
+    load_model_file,
+    read_header,
+    save_model_file,
+)
+from mainentity.recognizers.base import make_recognizer, recognizer_names
+from mainentity.recognizers.peers import PeerUnavailableError
+
+TRAIN = [product_document(i) for i in range(8)]
+HELD_OUT = [product_document(i) for i in range(8, 12)]
+
+
+@pytest.mark.parametrize("name", recognizer_names())
+def test_every_registered_recognizer_round_trips_with_the_same_predictions(name, tmp_path):
+    try:
+        recognizer = make_recognizer(name)
+    except PeerUnavailableError as error:
+        pytest.skip(str(error))
+    if "random_state" in recognizer.get_params():
+        recognizer.set_params(random_state=0)
+    if recognizer.needs_training:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the NLTK fallback warning of the Titler models
+            recognizer.fit(TRAIN)
+    path = save_model_file({"recognizer": recognizer}, tmp_path / "model.skops")
+    loaded = load_model_file(path)["recognizer"]
+    assert type(loaded) is type(recognizer) and loaded.get_params() == recognizer.get_params()
+    if recognizer.needs_training:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            before, after = recognizer.predict(HELD_OUT), loaded.predict(HELD_OUT)
+        assert after == before
+        assert sum(p.main_entity == d.page.main_entity[0] for p, d in zip(after, HELD_OUT, strict=True)) >= 1
+
+
+@pytest.mark.parametrize("method", cleaner_names())
+def test_every_cleaner_round_trips_with_the_same_output(method, tmp_path):
+    site = [make_document("books", f"{i}.html", article_page(title, paragraphs), (title,))
+            for i, (title, paragraphs) in enumerate(ARTICLES)]
+    cleaner = make_cleaner(method, random_state=0).fit(site)
+    loaded = load_model_file(save_model_file({"books": cleaner}, tmp_path / "m.skops"))["books"]
+    assert loaded.transform(site) == cleaner.transform(site)
+    if method != "none":
+        n_blocks = sum(len(doc.rendered.blocks) for doc in site)
+        assert sum(len(doc.rendered.blocks) for doc in loaded.transform(site)) < n_blocks
+
+
+def test_sklearn_estimators_and_their_compiled_helpers_round_trip(tmp_path):
+    from sklearn.neighbors import KNeighborsClassifier
+    from sklearn.tree import DecisionTreeClassifier
+
+    rng = np.random.default_rng(0)
+    X, y = rng.random((40, 3)), np.arange(40) % 2
+    state = {"knn": KNeighborsClassifier(algorithm="kd_tree").fit(X, y),
+             "ball": KNeighborsClassifier(algorithm="ball_tree").fit(X, y),
+             "tree": DecisionTreeClassifier(random_state=0).fit(X, y),
+             "plain": {"weights": np.eye(2), "names": ["a", "b"], "n": 3, "pair": (1.5, None)}}
+    loaded = load_model_file(save_model_file(state, tmp_path / "m.skops"))
+    for key in ("knn", "ball", "tree"):
+        assert np.array_equal(loaded[key].predict_proba(X), state[key].predict_proba(X))
+    assert np.array_equal(loaded["plain"]["weights"], np.eye(2))
+    assert {k: v for k, v in loaded["plain"].items() if k != "weights"} == {"names": ["a", "b"], "n": 3,
+                                                                           "pair": (1.5, None)}
+
+
+def test_header_carries_the_format_version(tmp_path):
+    path = save_model_file({"x": 1}, tmp_path / "m.skops")
+    header = read_header(path)
+    assert (header["format"], header["format_version"]) == ("mainentity-model", FORMAT_VERSION)
+    assert not (tmp_path / "m.skops.tmp").exists()
+
+
+def _with_header(path, header: dict) -> None:
+    with zipfile.ZipFile(path, "a") as archive:
+        archive.comment = json.dumps(header).encode()
+
+
+@pytest.mark.parametrize(
+    ("version", "advice"), [(0, "retrain it with `mainentity train CONFIG`"), (FORMAT_VERSION + 1, "upgrade")]
+)
+def test_other_format_versions_are_refused_with_what_to_do(tmp_path, version, advice):
+    path = save_model_file({"x": 1}, tmp_path / "m.skops")
+    _with_header(path, {"format": "mainentity-model", "format_version": version, "mainentity_version": "9.9"})
+    with pytest.raises(ModelFormatError, match=f"format version {version}.*{advice}"):
+        load_model_file(path)
+
+
+def test_a_plain_skops_file_without_our_header_is_refused(tmp_path):
+    path = tmp_path / "m.skops"
+    sio.dump({"x": 1}, path)
+    with pytest.raises(ModelFormatError, match="no 'mainentity-model' header"):
+        load_model_file(path)
+
+
+class _Payload:
+    """Unpickling this runs a shell command that creates a marker file."""
+
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.system, (f"touch {self.marker}",))
+
+
+def test_a_pickle_is_never_unpickled(tmp_path):
+    marker = tmp_path / "pwned"
+    (tmp_path / "m.skops").write_bytes(pickle.dumps(_Payload(marker)))
+    with pytest.raises(ModelFormatError, match="not a mainentity model file.*pickle can run code"):
+        load_model_file(tmp_path / "m.skops")
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [os.system, functools.partial(subprocess.run, ["touch", "MARKER"]), sys.modules["builtins"].eval],
+    ids=["os.system", "partial(subprocess.run)", "eval"],
+)
+def test_a_crafted_model_naming_code_is_refused_without_running_it(tmp_path, monkeypatch, payload):
+    path = tmp_path / "m.skops"
+    sio.dump({"recognizer": payload, "cleaners": {}}, path)
+    _with_header(path, {"format": "mainentity-model", "format_version": FORMAT_VERSION})
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(UntrustedModelError, match="not trusted"):
+        load_model_file(path)
+    assert not (tmp_path / "MARKER").exists()
+
+
+def test_saving_an_untrusted_type_fails_and_writes_nothing(tmp_path):
+    with pytest.raises(UntrustedModelError, match="cannot save"):
+        save_model_file({"f": os.getcwd}, tmp_path / "m.skops")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("name", "trusted"),
+    [
+        ("mainentity.recognizers.msrbfn.MSRBFNRecognizer", True),
+        ("mainentity.models.msrbfn.MSRBFN", True),
+        ("mainentity.cleaning.sst.SiteStyleTreeCleaner", True),
+        ("sklearn.svm._classes.SVC", True),
+        ("sklearn.neighbors._kd_tree.KDTree", True),
+        ("sklearn.neighbors._kd_tree.newObj", False),  # a function of a helper module
+        ("mainentity.recognizers.peers._NodeWorker", False),  # starts a process: not an estimator
+        ("mainentity.recognizers.peers.subprocess", False),  # a module
+        ("sklearn.utils.Bunch", False),
+        ("os.system", False),
+        ("numpy.load", False),
+        ("no_such_module.Thing", False),
+    ],
+)
+def test_trusted_types(name, trusted):
+    assert is_trusted_type(name) is trusted
