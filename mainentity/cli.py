@@ -65,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     clean.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                        help="cleaner parameter, value read as YAML (repeatable), e.g. threshold=0.3")
     clean.add_argument("--max-pages", type=int, help="read at most this many pages per site")
-    clean.add_argument("--cache-dir", default=".cache/render", help="render cache directory")
+    clean.add_argument("--cache-dir", help="render cache directory (default: the per-user cache)")
     clean.add_argument("--report", required=True, help="Markdown file to write")
     return parser
 

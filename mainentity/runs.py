@@ -344,7 +344,7 @@ def clean_report(
 ) -> str:
     """Fit a site-level cleaner on each site of a site dump and report what it marks noisy, per site.
 
-    Pages are rendered through the render cache (``render.cache_dir``), one cleaner is fitted per site
+    Pages are rendered through the render cache (``render.cache_path()``), one cleaner is fitted per site
     (:func:`mainentity.pipeline.fit_cleaners`) and applied to the site's pages; the report gives, per
     site, the share of text blocks removed and :func:`mainentity.cleaning.report.site_cleaning_report`
     (noisy nodes or redundant content blocks with sample text), so a user can set the threshold.

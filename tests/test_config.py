@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from mainentity.config import ConfigError, config_from_dict, load_benchmark_config, load_config
+from mainentity.config import ConfigError, RenderConfig, config_from_dict, load_benchmark_config, load_config
 from mainentity.recognizers.base import Recognizer, make_recognizer
 
 CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs"
@@ -82,3 +82,10 @@ def test_benchmark_config_errors_name_the_entry(tmp_path):
     (tmp_path / "c.yaml").write_text("systems:\n  - {label: a, model: {name: tta}, clean: {}}\n")
     with pytest.raises(ConfigError, match="unknown key 'systems\\[0\\].clean'"):
         load_benchmark_config(tmp_path / "c.yaml")
+
+
+def test_render_cache_is_per_user_unless_the_config_names_one(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert RenderConfig().cache_path() == str(tmp_path / "xdg" / "mainentity" / "render")
+    assert config_from_dict({}).render.cache_path() == str(tmp_path / "xdg" / "mainentity" / "render")
+    assert config_from_dict({"render": {"cache_dir": "/data/render"}}).render.cache_path() == "/data/render"

@@ -8,6 +8,7 @@ import pytest
 
 from mainentity.records import Page, RenderedPage, TextBlock
 from mainentity.render import RenderCache, RenderSettings, render_pages
+from mainentity.render.browser import browser_version
 from mainentity.render.cache import cache_key, dump_rendered, load_rendered
 
 
@@ -61,7 +62,6 @@ def test_key_covers_what_changes_the_output():
     base = cache_key(PAGE, RenderSettings())
     assert cache_key(Page("other", "x.htm", PAGE.url, PAGE.html), RenderSettings()) == base
     assert cache_key(PAGE, RenderSettings(timeout_s=3, concurrency=1, retries=0)) == base
-    assert cache_key(PAGE, RenderSettings(executable_path="/opt/chromium")) == base
     changed = [
         cache_key(Page(PAGE.site_id, PAGE.path, PAGE.url, PAGE.html + " "), RenderSettings()),
         cache_key(Page(PAGE.site_id, PAGE.path, "http://shop.test/2.htm", PAGE.html), RenderSettings()),
@@ -70,6 +70,22 @@ def test_key_covers_what_changes_the_output():
         cache_key(PAGE, RenderSettings(viewport_height=1024)),
     ]
     assert len({base, *changed}) == 6
+
+
+def test_key_covers_the_browser_version_not_its_path(tmp_path):
+    def fake_browser(name: str, version: str) -> str:
+        path = tmp_path / name
+        path.write_text(f"#!/bin/sh\necho '{version}'\necho 'wrapper noise' >&2\n")
+        path.chmod(0o755)
+        return str(path)
+
+    paths = [fake_browser("a", "Chromium 156.0.8078.114 built on Debian"),
+             fake_browser("b", "Chromium 156.0.8078.114 built on Debian"),
+             fake_browser("c", "Chromium 157.0.1000.1 built on Debian")]
+    assert browser_version(paths[2]) == "Chromium 157.0.1000.1 built on Debian"
+    a, b, c = (cache_key(PAGE, RenderSettings(executable_path=path)) for path in paths)
+    assert a == b and a != c
+    assert browser_version(str(tmp_path / "missing")) == "unknown (not found)"
 
 
 def test_corrupt_or_foreign_entry_is_a_miss(tmp_path, caplog):

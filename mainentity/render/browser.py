@@ -45,11 +45,13 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 import hashlib
 import json
 import logging
 import os
 import shutil
+import subprocess
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -262,6 +264,27 @@ def parse_blocks_payload(payload: dict) -> RenderedPage:
         )
     except (ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
         raise ValueError(f"malformed blocks.js payload: {exc}") from exc
+
+
+@functools.lru_cache(maxsize=8)
+def browser_version(executable_path: str) -> str:
+    """The first line ``<executable_path> --version`` prints, e.g. "Chromium 156.0.8078.114 built on Debian".
+
+    Asked once per path and process (about 60 ms). A browser that is missing or does not answer
+    within 10 seconds gives ``"unknown (<reason>)"``, so pages can still be looked up in a cache.
+
+    >>> browser_version("/no/such/chromium")
+    'unknown (not found)'
+    """
+    try:
+        executable = check_executable(executable_path)
+        done = subprocess.run([executable, "--version"], capture_output=True, text=True, timeout=10, check=False)
+    except FileNotFoundError:
+        return "unknown (not found)"
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"unknown ({type(error).__name__})"
+    lines = done.stdout.strip().splitlines()
+    return lines[0].strip() if lines else f"unknown (exit status {done.returncode}, no output)"
 
 
 def check_executable(path: str) -> str:

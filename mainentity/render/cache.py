@@ -1,13 +1,12 @@
 """On-disk cache of rendered pages, so training and evaluation never render a page twice.
 
 An entry is keyed by a SHA-256 over the page's markup and URL, the render settings that change the
-output (JavaScript, viewport) and the version of the extraction script (``blocks.js``); it holds the
+output (JavaScript, viewport), the browser's version (:func:`~mainentity.render.browser.browser_version`)
+and the version of the extraction script (``blocks.js``); it holds the
 :class:`~mainentity.records.RenderedPage` as compact gzipped JSON (blocks as arrays in
 :class:`~mainentity.records.TextBlock` field order). Writes are atomic (temporary file, then
-:func:`os.replace`), so an interrupted run leaves whole entries or none.
-
-The browser's own version is not part of the key: after upgrading Chromium, clear the cache directory
-if layouts must match the new version exactly.
+:func:`os.replace`), so an interrupted run leaves whole entries or none. After a Chromium upgrade,
+pages are rendered anew; the old entries stay until the directory is cleared.
 """
 
 from __future__ import annotations
@@ -30,6 +29,7 @@ from mainentity.render.browser import (
     Renderer,
     RenderOutcome,
     RenderSettings,
+    browser_version,
 )
 
 logger = logging.getLogger(__name__)
@@ -43,9 +43,9 @@ _BLOCK_FIELDS = tuple(field.name for field in dataclasses.fields(TextBlock))
 def cache_key(page: Page, settings: RenderSettings) -> str:
     """Hex SHA-256 naming a page's cache entry.
 
-    Covers the markup, the URL, ``settings.javascript``, the viewport, the ``blocks.js`` version, the
-    kept meta keys and the entry format; not the executable path, timeout, concurrency or retries,
-    which do not change the output.
+    Covers the markup, the URL, ``settings.javascript``, the viewport, the browser's version (of the
+    executable at ``settings.executable_path``), the ``blocks.js`` version, the kept meta keys and the
+    entry format; not the timeout, concurrency or retries, which do not change the output.
 
     >>> a = Page("s", "1.htm", "http://s.test/1", "<p>x</p>")
     >>> cache_key(a, RenderSettings()) == cache_key(a, RenderSettings(concurrency=1, timeout_s=5))
@@ -61,6 +61,7 @@ def cache_key(page: Page, settings: RenderSettings) -> str:
             settings.javascript,
             settings.viewport_width,
             settings.viewport_height,
+            browser_version(settings.executable_path),
             page.url,
         ]
     )
