@@ -15,6 +15,7 @@ import zipfile
 import numpy as np
 import pytest
 import skops.io as sio
+import yaml
 from test_cleaning_dom import make_document
 from test_recognizer_msrbfn import product_document
 from test_sst import ARTICLES, article_page
@@ -176,3 +177,15 @@ def test_saving_an_untrusted_type_fails_and_writes_nothing(tmp_path):
 )
 def test_trusted_types(name, trusted):
     assert is_trusted_type(name) is trusted
+
+
+def test_a_run_directory_with_an_old_pickle_model_says_to_retrain_and_runs_nothing(tmp_path):
+    from mainentity.config import Config, config_to_dict
+    from mainentity.runs import load_model
+
+    marker = tmp_path / "pwned"
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config_to_dict(Config(name="old"))))
+    (tmp_path / "model.joblib").write_bytes(pickle.dumps(_Payload(marker)))
+    with pytest.raises(ModelFormatError, match=r"model.joblib pickle .* retrain with `mainentity train .*config.yaml`"):
+        load_model(tmp_path)
+    assert not marker.exists()
