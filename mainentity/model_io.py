@@ -114,6 +114,13 @@ def read_header(path: str | Path) -> dict:
     ModelFormatError
         If the file is not a zip archive with a mainentity header, or its format version is not
         :data:`FORMAT_VERSION` (the message says what to do).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> target = save_model_file({}, Path(tempfile.mkdtemp()) / "m.skops")
+    >>> read_header(target)["format_version"] == FORMAT_VERSION
+    True
     """
     path = Path(path)
     retrain = "retrain it with `mainentity train CONFIG` (a run directory's config.yaml is its config)"
@@ -146,6 +153,11 @@ def read_header(path: str | Path) -> dict:
 
 def load_model_file(path: str | Path) -> dict:
     """Load a model file written by :func:`save_model_file`, trusting only the types of the module notes.
+
+    Parameters
+    ----------
+    path : str or Path
+        A file written by :func:`save_model_file`.
 
     Returns
     -------

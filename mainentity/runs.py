@@ -50,6 +50,7 @@ from mainentity.splits import split_pages
 
 logger = logging.getLogger(__name__)
 
+
 @dataclass(frozen=True)
 class TrainedModel:
     """A model directory loaded back: its config, recogniser, per-site cleaners and training pages.

@@ -161,8 +161,9 @@ def test_hidden_and_absent_text(renderer):
     assert not texts["shown"].hidden
     assert "gone" not in texts
     assert texts["invisible"].hidden and texts["offscreen"].hidden and texts["zero"].hidden
-    for absent in ("var s = 'script text';", "p{}", ".x{}", "noscript text", "template text"):
+    for absent in ("var s = 'script text';", "p{}", ".x{}", "template text"):
         assert absent not in texts
+    assert not texts["noscript text"].hidden  # scripts are off: a browser shows it
 
 
 # Root-level hiding that only a page's own scripts would lift (blocks.js, "root un-hiding").
@@ -395,15 +396,24 @@ def test_render_requires_started_renderer():
         list(Renderer().render([make_page("<p>x</p>")]))
 
 
-def test_cache_second_run_starts_no_browser(tmp_path):
+def test_cache_second_run_starts_no_browser(tmp_path, monkeypatch):
     pages = [make_page(f"<p>cached {i}</p>", path=f"{i}.htm") for i in range(3)]
-    first = {o.page.path: o for o in render_pages(pages, RenderSettings(concurrency=2), tmp_path)}
+    settings = RenderSettings(concurrency=2)
+    first = {o.page.path: o for o in render_pages(pages, settings, tmp_path)}
     assert all(o.error == "" for o in first.values())
-    broken = RenderSettings(executable_path="/nonexistent/chromium", concurrency=2)
-    second = {o.page.path: o for o in render_pages(pages, broken, tmp_path)}
+
+    def no_browser(self):
+        raise AssertionError("a browser was started")
+
+    monkeypatch.setattr(Renderer, "start", no_browser)
+    second = {o.page.path: o for o in render_pages(pages, settings, tmp_path)}
     assert {p: o.rendered for p, o in second.items()} == {p: o.rendered for p, o in first.items()}
+    with pytest.raises(AssertionError, match="a browser was started"):
+        list(render_pages([make_page("<p>new</p>")], settings, tmp_path))
+    monkeypatch.undo()
+    broken = RenderSettings(executable_path="/nonexistent/chromium", concurrency=2)  # another browser: a miss
     with pytest.raises(FileNotFoundError, match="apt-get install -y chromium"):
-        list(render_pages([make_page("<p>new</p>")], broken, tmp_path))
+        list(render_pages(pages, broken, tmp_path))
 
 
 def test_screenshot(renderer, tmp_path):
