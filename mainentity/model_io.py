@@ -90,7 +90,7 @@ def save_model_file(state: dict, path: str | Path) -> Path:
     import skops.io as sio
 
     path = Path(path)
-    data = sio.dumps(state)
+    data = sio.dumps(state, compression=zipfile.ZIP_DEFLATED)
     untrusted = [name for name in sio.get_untrusted_types(data=data) if not is_trusted_type(name)]
     if untrusted:
         raise UntrustedModelError(
