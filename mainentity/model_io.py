@@ -208,7 +208,7 @@ def is_trusted_type(name: str) -> bool:
         return False
     try:
         obj = getattr(importlib.import_module(module_name), class_name)
-    except (ImportError, AttributeError):
+    except (ImportError, AttributeError, ValueError, TypeError):  # e.g. "mainentity..x": not a module name
         return False
     if not isinstance(obj, type) or obj.__module__ != module_name:
         return False

@@ -173,6 +173,8 @@ def test_saving_an_untrusted_type_fails_and_writes_nothing(tmp_path):
         ("os.system", False),
         ("numpy.load", False),
         ("no_such_module.Thing", False),
+        ("mainentity..x", False),
+        ("mainentity.", False),
     ],
 )
 def test_trusted_types(name, trusted):
