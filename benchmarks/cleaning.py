@@ -201,7 +201,7 @@ def parse_args(argv):
     parser.add_argument("--dataset", action="append", required=True, help="dataset or site dump (repeatable)")
     parser.add_argument("--methods", nargs="+", default=cleaner_names(), choices=cleaner_names())
     parser.add_argument("--max-pages-per-site", type=int, default=None)
-    parser.add_argument("--cache-dir", default=".cache/render")
+    parser.add_argument("--cache-dir", help="render cache directory (default: the per-user cache)")
     parser.add_argument("--concurrency", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--sst-threshold", type=float, action="append", default=None,

@@ -32,6 +32,8 @@ def build_parser() -> argparse.ArgumentParser:
     predict.add_argument("site_dump", help="site dump directory (or a dataset of site dumps)")
     predict.add_argument("-o", "--output", required=True, help="output file, .jsonl or .csv (resumed if it exists)")
     predict.add_argument("--base-url", help="URL prefix for pages without a manifest or <base href>")
+    predict.add_argument("--retry-errors", action="store_true",
+                         help="predict again the pages whose rows in the output have an error")
 
     evaluate = commands.add_parser("evaluate", help="evaluate a model on a labeled dataset")
     evaluate.add_argument("model", help="model directory written by 'train'")
@@ -63,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     clean.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                        help="cleaner parameter, value read as YAML (repeatable), e.g. threshold=0.3")
     clean.add_argument("--max-pages", type=int, help="read at most this many pages per site")
-    clean.add_argument("--cache-dir", default=".cache/render", help="render cache directory")
+    clean.add_argument("--cache-dir", help="render cache directory (default: the per-user cache)")
     clean.add_argument("--report", required=True, help="Markdown file to write")
     return parser
 
@@ -77,7 +79,9 @@ def run_command(args: argparse.Namespace) -> int:
         run_dir = runs.train(load_config(args.config))
         print(f"model and report written to {run_dir}")
     elif args.command == "predict":
-        n_rows = runs.predict(args.model, args.site_dump, args.output, base_url=args.base_url)
+        n_rows = runs.predict(
+            args.model, args.site_dump, args.output, base_url=args.base_url, retry_errors=args.retry_errors
+        )
         print(f"{n_rows} rows written to {args.output}")
     elif args.command == "evaluate":
         out_dir = runs.evaluate(args.model, args.dataset, args.output)

@@ -10,8 +10,9 @@ Example (``configs/christianbook-msrbfn.yaml``)::
     defaults: [data/christianbook.yaml, model/msrbfn.yaml]
     name: christianbook-msrbfn
 
-Relative dataset paths and the cache and runs directories are relative to the working directory
-(run from the repository root, where ``../shared/datasets`` is the shared data).
+Relative dataset paths and the runs directory are relative to the working directory (run from the
+repository root, where ``../shared/datasets`` is the shared data). The render cache is per user
+(:func:`default_cache_dir`) unless ``render.cache_dir`` names a directory.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import platformdirs
 import yaml
 
 SPLITS = ("random", "by-site")
@@ -68,6 +70,18 @@ class DataConfig:
     anchor_url_pattern: str | None = None
 
 
+def default_cache_dir() -> str:
+    """The per-user render cache directory: ``render`` in platformdirs' user cache directory.
+
+    On Linux ``$XDG_CACHE_HOME/mainentity/render`` (``~/.cache/mainentity/render`` by default), so
+    the cache does not depend on where a command runs.
+
+    >>> default_cache_dir().endswith("render")
+    True
+    """
+    return str(Path(platformdirs.user_cache_dir("mainentity")) / "render")
+
+
 @dataclass(frozen=True)
 class RenderConfig:
     """Renderer settings (see :class:`mainentity.render.browser.RenderSettings`) and the cache place.
@@ -77,6 +91,9 @@ class RenderConfig:
     blocks them all (and images are not requested), so pages are laid out with the browser's
     default styles plus their inline styles: pages that are styled by external stylesheets then
     lose the font sizes and weights the features rely on.
+
+    ``cache_dir`` is ``None`` for the per-user cache (:func:`default_cache_dir`), or a directory
+    (relative to the working directory) that overrides it; :meth:`cache_path` gives the one in use.
     """
 
     executable_path: str = "/usr/bin/chromium"
@@ -84,8 +101,18 @@ class RenderConfig:
     timeout_s: float = 20.0
     concurrency: int = 4
     retries: int = 1
-    cache_dir: str = ".cache/render"
+    cache_dir: str | None = None
     subresources: bool = True
+
+    def cache_path(self) -> str:
+        """The render cache directory in use.
+
+        >>> RenderConfig(cache_dir="/tmp/r").cache_path()
+        '/tmp/r'
+        >>> RenderConfig().cache_path() == default_cache_dir()
+        True
+        """
+        return default_cache_dir() if self.cache_dir is None else self.cache_dir
 
 
 @dataclass(frozen=True)

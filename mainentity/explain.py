@@ -228,7 +228,7 @@ def explain(
     model = load_model(model_dir)
     page, site_pages = _read_page(Path(page_path), url, model.config.data.anchor_url_pattern)
     settings = render_settings(model.config.render)
-    outcome = next(render_pages([page], settings, cache_dir=model.config.render.cache_dir))
+    outcome = next(render_pages([page], settings, cache_dir=model.config.render.cache_path()))
     if outcome.rendered is None:
         raise RuntimeError(outcome.error)
     document = Document(page, outcome.rendered)

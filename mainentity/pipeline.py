@@ -179,7 +179,7 @@ def iter_documents(
     """Yield ``(page, document, error)`` for each page, as pages finish (any order).
 
     With ``needs_render`` the pages go through headless Chromium (cached on disk under
-    ``render.cache_dir``); otherwise the document carries only the page. ``document`` is ``None`` and
+    ``render.cache_path()``); otherwise the document carries only the page. ``document`` is ``None`` and
     ``error`` says why when a page could not be rendered.
     """
     if not needs_render:
@@ -188,7 +188,7 @@ def iter_documents(
         return
     from mainentity.render.cache import render_pages
 
-    for outcome in render_pages(pages, render_settings(render), cache_dir=render.cache_dir):
+    for outcome in render_pages(pages, render_settings(render), cache_dir=render.cache_path()):
         if outcome.rendered is None:
             yield outcome.page, None, outcome.error
         else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import os
 from pathlib import Path
 
 from mainentity.records import Prediction
@@ -45,6 +46,9 @@ class PredictionWriter:
     ----------
     path : str or Path
         Output file; its suffix (``.jsonl`` or ``.csv``) chooses the format.
+    retry_errors : bool, default False
+        Remove the rows that have an ``error`` from an existing file (rewritten atomically), so their
+        pages are not in :attr:`done` and get predicted again.
 
     Raises
     ------
@@ -52,11 +56,12 @@ class PredictionWriter:
         If the suffix is neither ``.jsonl`` nor ``.csv``.
     """
 
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, *, retry_errors: bool = False):
         self.path = Path(path)
         self.format = self.path.suffix.lower().lstrip(".")
         if self.format not in ("jsonl", "csv"):
             raise ValueError(f"output {self.path} must end in .jsonl or .csv; got {self.path.suffix!r}")
+        self.retry_errors = retry_errors
         self.done: set[tuple[str, str]] = set()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         has_rows = self._load_done() if self.path.exists() else False
@@ -85,12 +90,29 @@ class PredictionWriter:
                 if text and tuple(reader.fieldnames or ()) != COLUMNS:
                     raise ValueError(f"its header is {reader.fieldnames}, not {list(COLUMNS)}")
                 rows = list(reader)
-            self.done.update((row["site_id"], row["path"]) for row in rows)
+            self.done.update((row["site_id"], row["path"]) for row in rows if not self._drops(row))
         except (ValueError, KeyError, TypeError) as error:
             raise ValueError(
                 f"output {self.path} exists and is not a predictions file ({error}); choose another output"
             ) from error
+        if self.retry_errors and any(self._drops(row) for row in rows):
+            self._rewrite([row for row in rows if not self._drops(row)])
         return bool(text)
+
+    def _drops(self, row: dict) -> bool:
+        return self.retry_errors and bool(row.get("error"))
+
+    def _rewrite(self, rows: list[dict]) -> None:
+        """Replace the file by ``rows`` (temporary file, then a rename: a kill leaves the old or new file)."""
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        with tmp.open("w", encoding="utf-8", newline="") as file:
+            if self.format == "csv":
+                writer = csv.DictWriter(file, fieldnames=COLUMNS)
+                writer.writeheader()
+                writer.writerows(rows)
+            else:
+                file.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+        os.replace(tmp, self.path)
 
     def write(self, prediction: Prediction) -> None:
         """Append one row and flush it to the operating system."""

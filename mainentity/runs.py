@@ -3,7 +3,8 @@
 A trained model is a directory::
 
     <runs_dir>/<name>/
-        model.joblib       the fitted recogniser and the per-site cleaners
+        model.skops        the fitted recogniser, the per-site cleaners and the digests of the
+                           training pages (a safe model file: :mod:`mainentity.model_io`)
         config.yaml        the resolved config
         meta.json          package version, counts and timings (seconds)
         predictions.jsonl  the test split's predictions
@@ -13,22 +14,23 @@ A trained model is a directory::
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import logging
-import os
 import time
+import warnings
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import joblib
 import yaml
 from tqdm import tqdm
 
 from mainentity import __version__
 from mainentity.config import CleaningConfig, Config, RenderConfig, config_from_dict, config_to_dict
 from mainentity.evaluation.report import write_text_atomic
+from mainentity.model_io import MODEL_FILE, ModelFormatError, load_model_file, save_model_file
 from mainentity.pipeline import (
     anchor_coverage_notes,
     clean_documents,
@@ -50,17 +52,28 @@ from mainentity.splits import split_pages
 
 logger = logging.getLogger(__name__)
 
-MODEL_FILE = "model.joblib"
-
 
 @dataclass(frozen=True)
 class TrainedModel:
-    """A model directory loaded back: its config, recogniser and per-site cleaners."""
+    """A model directory loaded back: its config, recogniser, per-site cleaners and training pages.
+
+    ``training_pages`` holds :func:`page_digest` of each page the recogniser was fitted on.
+    """
 
     directory: Path
     config: Config
     recognizer: Recognizer
     cleaners: dict
+    training_pages: frozenset[str] = frozenset()
+
+
+def page_digest(page: Page) -> str:
+    """A short SHA-256 digest of a page's HTML: the same page in another copy of a dataset has the same one.
+
+    >>> page_digest(Page("s", "a.html", "http://s/a.html", "<h1>A</h1>"))
+    'af90603dd63fdeb4'
+    """
+    return hashlib.sha256(page.html.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def _progress(iterable, total: int, desc: str):
@@ -149,8 +162,10 @@ def train(config: Config) -> Path:
     tick = time.perf_counter()
     fit_recognizer(recognizer, train_documents, cleaners, config.cleaning)
     timings["fit_s"] = time.perf_counter() - tick
-    joblib.dump({"recognizer": recognizer, "cleaners": cleaners}, run_dir / (MODEL_FILE + ".tmp"))
-    os.replace(run_dir / (MODEL_FILE + ".tmp"), run_dir / MODEL_FILE)
+    training_pages = sorted({page_digest(doc.page) for doc in train_documents})
+    save_model_file(
+        {"recognizer": recognizer, "cleaners": cleaners, "training_pages": training_pages}, run_dir / MODEL_FILE
+    )
 
     tick = time.perf_counter()
     predictions_path = run_dir / "predictions.jsonl"
@@ -204,27 +219,50 @@ def _evaluate(predictions, labels, config: Config, out_dir: Path, *, title: str,
 def load_model(model_dir: str | Path) -> TrainedModel:
     """Load a model directory written by :func:`train`.
 
+    The model file is read with :func:`mainentity.model_io.load_model_file`, which builds no object
+    of an untrusted type, so a model directory from someone else can be opened safely.
+
     Raises
     ------
     FileNotFoundError
-        If the directory has no ``model.joblib`` or ``config.yaml``.
+        If the directory has no ``config.yaml`` or no model file.
+    mainentity.model_io.ModelFormatError
+        If the model file is an old ``model.joblib`` pickle (never loaded) or has another format
+        version; the message says what to do.
+    mainentity.model_io.UntrustedModelError
+        If the model file names a type that is not trusted.
     """
     directory = Path(model_dir)
-    for name in (MODEL_FILE, "config.yaml"):
-        if not (directory / name).is_file():
-            raise FileNotFoundError(f"{directory} is not a model directory: {name} is missing")
+    if not (directory / "config.yaml").is_file():
+        raise FileNotFoundError(f"{directory} is not a model directory: config.yaml is missing")
+    if not (directory / MODEL_FILE).is_file():
+        if (directory / "model.joblib").is_file():
+            raise ModelFormatError(
+                f"{directory} holds a model.joblib pickle from an older mainentity; pickles can run code when "
+                f"loaded, so it is not opened: retrain with `mainentity train {directory / 'config.yaml'}` "
+                f"(writes {MODEL_FILE})"
+            )
+        raise FileNotFoundError(f"{directory} is not a model directory: {MODEL_FILE} is missing")
     config = config_from_dict(yaml.safe_load((directory / "config.yaml").read_text(encoding="utf-8")))
-    saved = joblib.load(directory / MODEL_FILE)
-    return TrainedModel(directory, config, saved["recognizer"], saved["cleaners"])
+    saved = load_model_file(directory / MODEL_FILE)
+    return TrainedModel(
+        directory, config, saved["recognizer"], saved["cleaners"], frozenset(saved.get("training_pages", ()))
+    )
 
 
 def predict(
-    model_dir: str | Path, site_dump: str | Path, output: str | Path, *, base_url: str | None = None
+    model_dir: str | Path,
+    site_dump: str | Path,
+    output: str | Path,
+    *,
+    base_url: str | None = None,
+    retry_errors: bool = False,
 ) -> int:
     """Predict the main entity of every page of a site dump (or dataset) into a .jsonl/.csv file.
 
     Rows are written as pages finish; running again with the same output skips the pages already
-    there. Unreadable and unrenderable pages get a row with ``error`` set.
+    there. Unreadable and unrenderable pages get a row with ``error`` set; with ``retry_errors``
+    those rows are removed from the output first, so their pages are tried again.
 
     Returns
     -------
@@ -235,7 +273,7 @@ def predict(
     loaded = load_pages(
         [str(site_dump)], base_url=base_url, anchor_url_pattern=model.config.data.anchor_url_pattern
     )
-    with PredictionWriter(output) as writer:
+    with PredictionWriter(output, retry_errors=retry_errors) as writer:
         n_before = len(writer.done)
         for failure in loaded.failures:
             if (failure.site_id, failure.path) not in writer.done:
@@ -272,12 +310,25 @@ def evaluate(model_dir: str | Path, dataset: str | Path, out_dir: str | Path | N
     -------
     out_dir : Path
         Where report.md and the CSV tables were written (default ``<model_dir>/evaluations/<name>``).
+
+    Warns
+    -----
+    UserWarning
+        When some of the pages were training pages of the model (same HTML); ``report.md`` says so too.
     """
     model = load_model(model_dir)
     loaded = load_pages([str(dataset)], anchor_url_pattern=model.config.data.anchor_url_pattern)
     labeled = [page for page in loaded.pages if page.main_entity]
     if not labeled:
         raise ValueError(f"no labeled pages in {dataset}")
+    notes = []
+    n_seen = sum(page_digest(page) in model.training_pages for page in labeled)
+    if n_seen:
+        notes.append(
+            f"{n_seen} of the {len(labeled)} pages were training pages of this model: their scores overstate "
+            "how it does on new pages."
+        )
+        warnings.warn(f"evaluate {dataset}: {notes[0]}", UserWarning, stacklevel=2)
     out = Path(out_dir) if out_dir else Path(model_dir) / "evaluations" / Path(dataset).name
     out.mkdir(parents=True, exist_ok=True)
     cleaners = cleaners_for(model, labeled)
@@ -287,7 +338,7 @@ def evaluate(model_dir: str | Path, dataset: str | Path, out_dir: str | Path | N
     config = dataclasses.replace(model.config, data=dataclasses.replace(model.config.data, datasets=(str(dataset),)))
     _evaluate(
         predictions, labels_of(labeled), config, out, title=f"{model.config.name} on {Path(dataset).name}",
-        notes=anchor_coverage_notes(loaded.anchor_coverage),
+        notes=[*notes, *anchor_coverage_notes(loaded.anchor_coverage)],
     )
     return out
 
@@ -303,7 +354,7 @@ def clean_report(
 ) -> str:
     """Fit a site-level cleaner on each site of a site dump and report what it marks noisy, per site.
 
-    Pages are rendered through the render cache (``render.cache_dir``), one cleaner is fitted per site
+    Pages are rendered through the render cache (``render.cache_path()``), one cleaner is fitted per site
     (:func:`mainentity.pipeline.fit_cleaners`) and applied to the site's pages; the report gives, per
     site, the share of text blocks removed and :func:`mainentity.cleaning.report.site_cleaning_report`
     (noisy nodes or redundant content blocks with sample text), so a user can set the threshold.

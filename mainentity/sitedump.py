@@ -16,8 +16,9 @@ The URL of a page is, in order of preference:
 
 Bytes are decoded as a browser would, except that valid UTF-8 wins over a declared charset (some
 saved pages declare ``gb2312`` while their bytes are UTF-8): see :func:`decode_html`. A page that
-cannot be read (missing, empty, binary) becomes a :class:`PageFailure` naming its path and the
-reason; the rest of the dump is read.
+cannot be read (missing, empty, binary, or a symbolic link whose target lies outside the dump, which
+is never followed) becomes a :class:`PageFailure` naming its path and the reason; the rest of the
+dump is read.
 
 Subresources (stylesheets, fonts, images) that a page requests are looked up in the dump it was read
 from by :class:`DumpFiles`: :func:`read_site_dump` records each dump's directory under its site id,
@@ -62,9 +63,14 @@ _BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs
 #: How many leading bytes the charset prescan and the HTML sniffing look at (the WHATWG prescan reads
 #: 1024; saved pages often carry long comments or scripts before their ``<meta charset>``).
 _PRESCAN_BYTES = 4096
-#: Share of WHATWG "binary data bytes" (C0 controls other than TAB, LF, FF, CR, ESC) above which a
-#: page is treated as binary, not text.
+#: Share of WHATWG "binary data bytes" (C0 controls other than TAB, LF, FF, CR, ESC) up to which a page
+#: is text whatever its other bytes are.
 _MAX_BINARY_FRACTION = 0.01
+#: Share of binary data bytes up to which a page is still text when its other bytes decode (a few stray
+#: NULs in a heading, which a browser shows as U+FFFD).
+_MAX_CONTROL_FRACTION_OF_TEXT = 0.10
+#: Share of the other bytes that must be valid UTF-8 for that second threshold to apply.
+_MIN_DECODED_FRACTION = 0.95
 _BINARY_BYTES = bytes([*range(0x00, 0x09), 0x0B, *range(0x0E, 0x1B), *range(0x1C, 0x20)])
 
 # WHATWG encoding labels whose decoder is a superset that Python names differently (the
@@ -231,8 +237,8 @@ def decode_html(data: bytes, path: str = "<bytes>") -> str:
     Raises
     ------
     PageReadError
-        If the page is empty (only white space), or binary (more than 1% C0 control bytes in its first
-        4096 bytes after a BOM, e.g. NUL-heavy files, images).
+        If the page is empty (only white space), or binary (:func:`looks_binary` on its first 4096
+        bytes after a BOM, e.g. NUL-heavy files, images).
 
     Examples
     --------
@@ -248,8 +254,8 @@ def decode_html(data: bytes, path: str = "<bytes>") -> str:
     if not data.strip():
         raise PageReadError(f"{path}: empty page ({len(data)} bytes)")
     head = data[:_PRESCAN_BYTES]
-    n_binary = sum(head.count(bytes([b])) for b in _BINARY_BYTES)
-    if n_binary > _MAX_BINARY_FRACTION * len(head):
+    if looks_binary(head):
+        n_binary = sum(head.count(bytes([b])) for b in _BINARY_BYTES)
         raise PageReadError(
             f"{path}: not text ({n_binary} of the first {len(head)} bytes are control bytes such as NUL)"
         )
@@ -271,6 +277,44 @@ def decode_html(data: bytes, path: str = "<bytes>") -> str:
     if declared:
         return _checked(data.decode(declared, errors="replace"), path)
     return _checked(data.decode("cp1252", errors="mainentity-c1"), path)
+
+
+def looks_binary(head: bytes) -> bool:
+    """Whether a file's first bytes are binary data rather than text with a few control characters.
+
+    Two thresholds on the share of WHATWG binary data bytes (C0 controls other than TAB, LF, FF, CR,
+    ESC): up to 1% the bytes are text; above 10% they are binary; in between they are text only when
+    at least 95% of the other bytes are valid UTF-8 (stray NULs in a UTF-8 page, not an image or an
+    archive, whose other bytes rarely decode).
+
+    Parameters
+    ----------
+    head : bytes
+        The first bytes of the file (after a BOM); empty is not binary.
+
+    Returns
+    -------
+    binary : bool
+
+    Examples
+    --------
+    >>> looks_binary(b"<h1>Caf\\xc3\\xa9 \\x00\\x00 menu</h1><p>Open daily from nine to five.</p>")
+    False
+    >>> looks_binary(bytes.fromhex("89504e470d0a1a0a0000000d4948445200000140000000f00806000000"))
+    True
+    >>> looks_binary(b"a\\x00" * 20)  # UTF-16 without a BOM: half NULs
+    True
+    """
+    if not head:
+        return False
+    n_binary = sum(head.count(bytes([b])) for b in _BINARY_BYTES)
+    if n_binary <= _MAX_BINARY_FRACTION * len(head):
+        return False
+    if n_binary > _MAX_CONTROL_FRACTION_OF_TEXT * len(head):
+        return True
+    rest = head.translate(None, _BINARY_BYTES)
+    n_undecoded = rest.decode("utf-8", errors="replace").count("\ufffd") - rest.count("\ufffd".encode())
+    return n_undecoded > (1 - _MIN_DECODED_FRACTION) * len(rest)
 
 
 def _sniff(data: bytes) -> str | None:
@@ -313,7 +357,10 @@ def find_page_files(site_dir: str | Path) -> list[Path]:
 
     Files ending in ``.html``, ``.htm`` or ``.xhtml`` (any case) count, and files without an extension
     when :func:`sniff_html` accepts their first bytes. ``manifest.jsonl``, other extensions and hidden
-    files and directories (name starting with ``.``) are skipped.
+    files and directories (name starting with ``.``) are skipped. A symbolic link to a file that lies
+    outside the dump is listed when its name would be (without an extension: always, since it is not
+    opened to sniff), so that reading it gives an error row; symbolic links to directories are not
+    walked.
 
     Parameters
     ----------
@@ -333,17 +380,24 @@ def find_page_files(site_dir: str | Path) -> list[Path]:
     site_dir = Path(site_dir)
     if not site_dir.is_dir():
         raise ValueError(f"site dump {str(site_dir)!r} is not a directory")
+    root = site_dir.resolve()
     found = []
     for file in site_dir.rglob("*"):
         relative = file.relative_to(site_dir)
-        if any(part.startswith(".") for part in relative.parts) or not file.is_file():
-            continue
-        if relative.as_posix() == MANIFEST_NAME:
+        if any(part.startswith(".") for part in relative.parts) or relative.as_posix() == MANIFEST_NAME:
             continue
         suffix = file.suffix.lower()
+        if suffix not in HTML_SUFFIXES and suffix != "":
+            continue
+        if outside_reason(file, root):
+            if file.is_symlink() and not file.is_dir():
+                found.append(file)
+            continue
+        if not file.is_file():
+            continue
         if suffix in HTML_SUFFIXES:
             found.append(file)
-        elif suffix == "":
+        else:
             with open(file, "rb") as handle:
                 if sniff_html(handle.read(1024)):
                     found.append(file)
@@ -440,6 +494,44 @@ def label_in_page(html: str, labels: Iterable[str]) -> bool:
     return any(label in text for label in wanted)
 
 
+def outside_reason(file: Path, root: Path) -> str:
+    """Why ``file`` may not be read as part of the dump at ``root``, or "" when it may.
+
+    A file may be read when its real path (every symbolic link followed) lies inside ``root``;
+    a link whose target is outside (or a link loop) must not be followed.
+
+    Parameters
+    ----------
+    file : Path
+        A path inside the dump directory (possibly a symbolic link, or under a linked directory).
+    root : Path
+        The dump directory, already resolved.
+
+    Returns
+    -------
+    reason : str
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> tmp = Path(tempfile.mkdtemp()).resolve()
+    >>> (tmp / "dump").mkdir()
+    >>> _ = (tmp / "secret.txt").write_text("x"), (tmp / "dump" / "a.html").write_text("a")
+    >>> os.symlink(tmp / "secret.txt", tmp / "dump" / "leak.html"); os.symlink("a.html", tmp / "dump" / "b.html")
+    >>> outside_reason(tmp / "dump" / "b.html", tmp / "dump")
+    ''
+    >>> outside_reason(tmp / "dump" / "leak.html", tmp / "dump")
+    'symbolic link to a file outside the site dump: not read'
+    """
+    try:
+        target = file.resolve()
+    except (OSError, RuntimeError):  # RuntimeError: a symbolic link loop (Python < 3.13)
+        return "symbolic link loop: not read"
+    if target == root or root in target.parents:
+        return ""
+    return "symbolic link to a file outside the site dump: not read"
+
+
 def _read_manifest(site_dir: Path, site_id: str) -> tuple[list[dict], list[PageFailure]]:
     entries, failures, seen = [], [], set()
     manifest = site_dir / MANIFEST_NAME
@@ -516,7 +608,8 @@ def read_site_dump(
     Raises
     ------
     ValueError
-        If ``site_dir`` is not a directory, has neither a manifest nor page files, or ``max_pages < 1``.
+        If ``site_dir`` is not a directory, has neither a manifest nor page files, its manifest is a
+        symbolic link out of it, or ``max_pages < 1``.
 
     Examples
     --------
@@ -535,8 +628,11 @@ def read_site_dump(
         raise ValueError(f"site dump {str(site_dir)!r} is not a directory")
     if max_pages is not None and max_pages < 1:
         raise ValueError(f"max_pages must be >= 1; got {max_pages}")
-    site_id = site_id or site_dir.resolve().name
+    root = site_dir.resolve()
+    site_id = site_id or root.name
     failures: list[PageFailure] = []
+    if outside_reason(site_dir / MANIFEST_NAME, root):
+        raise ValueError(f"site dump {str(site_dir)!r}: {MANIFEST_NAME} is a symbolic link out of the dump")
     if (site_dir / MANIFEST_NAME).is_file():
         entries, failures = _read_manifest(site_dir, site_id)
     else:
@@ -547,6 +643,10 @@ def read_site_dump(
     for entry in entries[:max_pages]:
         relative = entry["path"]
         file = site_dir / relative
+        reason = outside_reason(file, root)
+        if reason:
+            failures.append(PageFailure(site_id, relative, reason))
+            continue
         try:
             data = file.read_bytes()
         except OSError as error:

@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from mainentity.config import ConfigError, config_from_dict, load_benchmark_config, load_config
+from mainentity.config import ConfigError, RenderConfig, config_from_dict, load_benchmark_config, load_config
 from mainentity.recognizers.base import Recognizer, make_recognizer
 
 CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs"
@@ -91,3 +91,10 @@ def test_render_subresources_switch_reaches_the_renderer():
     assert render_settings(config_from_dict({}).render).subresources is True
     off = config_from_dict({"render": {"subresources": False}})
     assert (off.render.subresources, render_settings(off.render).subresources) == (False, False)
+
+
+def test_render_cache_is_per_user_unless_the_config_names_one(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert RenderConfig().cache_path() == str(tmp_path / "xdg" / "mainentity" / "render")
+    assert config_from_dict({}).render.cache_path() == str(tmp_path / "xdg" / "mainentity" / "render")
+    assert config_from_dict({"render": {"cache_dir": "/data/render"}}).render.cache_path() == "/data/render"

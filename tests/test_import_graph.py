@@ -22,6 +22,7 @@ RANKS = {
     "evaluation": 5,
     "splits": 5,
     "prediction_writer": 5,
+    "model_io": 5,
     "config": 5,
     "pipeline": 6,
     "runs": 7,

@@ -29,6 +29,33 @@ def test_rows_survive_an_interruption_and_resume(tmp_path, suffix):
     assert float(rows[0]["y"]) == 10.0
 
 
+def _read(path):
+    if path.suffix == ".jsonl":
+        return [json.loads(line) for line in path.read_text().splitlines()]
+    return list(csv.DictReader(path.read_text().splitlines()))
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".csv"])
+def test_retry_errors_drops_the_error_rows_so_their_pages_are_predicted_again(tmp_path, suffix):
+    path = tmp_path / f"out{suffix}"
+    with PredictionWriter(path) as writer:
+        writer.write(Prediction("s", "a.html", "http://x/a", "Alpha", 1.5, (0.0, 10.0, 200.0, 30.0)))
+        writer.write(Prediction("s", "b.html", "http://x/b", error="render timed out after 20 s"))
+        writer.write(Prediction("s", "c.html", "http://x/c", "Gamma", 0.2))
+    with PredictionWriter(path) as writer:  # without the option the error row stays done
+        assert writer.done == {("s", "a.html"), ("s", "b.html"), ("s", "c.html")}
+    with PredictionWriter(path, retry_errors=True) as writer:
+        assert writer.done == {("s", "a.html"), ("s", "c.html")}
+        assert [row["path"] for row in _read(path)] == ["a.html", "c.html"]
+        writer.write(Prediction("s", "b.html", "http://x/b", "Beta", 0.7))
+    rows = _read(path)
+    assert [(row["path"], row["main_entity"], row["error"]) for row in rows] == [
+        ("a.html", "Alpha", ""), ("c.html", "Gamma", ""), ("b.html", "Beta", "")]
+    assert float(rows[0]["y"]) == 10.0 and not (tmp_path / f"out{suffix}.tmp").exists()
+    with PredictionWriter(path, retry_errors=True) as writer:  # nothing to retry: the file is untouched
+        assert len(writer.done) == 3
+
+
 def test_unknown_suffix_is_refused(tmp_path):
     with pytest.raises(ValueError, match="must end in .jsonl or .csv"):
         PredictionWriter(tmp_path / "out.txt")

@@ -161,8 +161,9 @@ def test_hidden_and_absent_text(renderer):
     assert not texts["shown"].hidden
     assert "gone" not in texts
     assert texts["invisible"].hidden and texts["offscreen"].hidden and texts["zero"].hidden
-    for absent in ("var s = 'script text';", "p{}", ".x{}", "noscript text", "template text"):
+    for absent in ("var s = 'script text';", "p{}", ".x{}", "template text"):
         assert absent not in texts
+    assert not texts["noscript text"].hidden  # scripts are off: a browser shows it
 
 
 # Root-level hiding that only a page's own scripts would lift (blocks.js, "root un-hiding").
@@ -311,8 +312,19 @@ def test_script_navigation_does_not_navigate(js_renderer):
 
 def test_javascript_switch(renderer, js_renderer):
     page = make_page("<p>Static</p><script>document.write('<p>Written</p>')</script><noscript>NS</noscript>")
-    assert [b.text for b in render_one(renderer, page).blocks] == ["Static"]
+    assert [b.text for b in render_one(renderer, page).blocks] == ["Static", "NS"]
     assert [b.text for b in render_one(js_renderer, page).blocks] == ["Static", "Written"]
+
+
+def test_noscript_content_is_shown_when_scripts_are_off(renderer, js_renderer):
+    page = make_page('<noscript><h1 style="font-size:40px">Only Headline</h1><p>Body <b>text</b></p></noscript>'
+                     '<script>document.write("<p>Scripted</p>")</script>')
+    rendered = render_one(renderer, page)
+    assert [b.text for b in rendered.blocks] == ["Only Headline", "Body", "text", "Body text"]
+    headline = by_text(rendered, "Only Headline")
+    assert (headline.tag, headline.font_size, headline.heading_level, headline.hidden) == ("h1", 40.0, 1, False)
+    assert headline.dom_path == "html[0]/body[1]/noscript[0]/h1[0]"
+    assert [b.text for b in render_one(js_renderer, page).blocks] == ["Scripted"]
 
 
 def test_non_http_url_uses_placeholder(renderer):
@@ -384,15 +396,24 @@ def test_render_requires_started_renderer():
         list(Renderer().render([make_page("<p>x</p>")]))
 
 
-def test_cache_second_run_starts_no_browser(tmp_path):
+def test_cache_second_run_starts_no_browser(tmp_path, monkeypatch):
     pages = [make_page(f"<p>cached {i}</p>", path=f"{i}.htm") for i in range(3)]
-    first = {o.page.path: o for o in render_pages(pages, RenderSettings(concurrency=2), tmp_path)}
+    settings = RenderSettings(concurrency=2)
+    first = {o.page.path: o for o in render_pages(pages, settings, tmp_path)}
     assert all(o.error == "" for o in first.values())
-    broken = RenderSettings(executable_path="/nonexistent/chromium", concurrency=2)
-    second = {o.page.path: o for o in render_pages(pages, broken, tmp_path)}
+
+    def no_browser(self):
+        raise AssertionError("a browser was started")
+
+    monkeypatch.setattr(Renderer, "start", no_browser)
+    second = {o.page.path: o for o in render_pages(pages, settings, tmp_path)}
     assert {p: o.rendered for p, o in second.items()} == {p: o.rendered for p, o in first.items()}
+    with pytest.raises(AssertionError, match="a browser was started"):
+        list(render_pages([make_page("<p>new</p>")], settings, tmp_path))
+    monkeypatch.undo()
+    broken = RenderSettings(executable_path="/nonexistent/chromium", concurrency=2)  # another browser: a miss
     with pytest.raises(FileNotFoundError, match="apt-get install -y chromium"):
-        list(render_pages([make_page("<p>new</p>")], broken, tmp_path))
+        list(render_pages(pages, broken, tmp_path))
 
 
 def test_screenshot(renderer, tmp_path):

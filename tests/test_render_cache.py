@@ -9,7 +9,8 @@ import pytest
 
 from mainentity.records import Page, RenderedPage, TextBlock
 from mainentity.render import RenderCache, RenderOutcome, RenderSettings, render_pages
-from mainentity.render.cache import cache_key, dump_outcome, load_outcome
+from mainentity.render.browser import browser_version
+from mainentity.render.cache import CACHE_FORMAT, cache_key, dump_outcome, load_outcome
 from mainentity.sitedump import dump_files_for, read_site_dump
 
 
@@ -71,7 +72,6 @@ def test_key_covers_what_changes_the_output():
     base = cache_key(PAGE, RenderSettings())
     assert cache_key(Page("other", "x.htm", PAGE.url, PAGE.html), RenderSettings()) == base
     assert cache_key(PAGE, RenderSettings(timeout_s=3, concurrency=1, retries=0)) == base
-    assert cache_key(PAGE, RenderSettings(executable_path="/opt/chromium")) == base
     changed = [
         cache_key(Page(PAGE.site_id, PAGE.path, PAGE.url, PAGE.html + " "), RenderSettings()),
         cache_key(Page(PAGE.site_id, PAGE.path, "http://shop.test/2.htm", PAGE.html), RenderSettings()),
@@ -128,6 +128,22 @@ def test_first_file_other_than_pages_is_a_miss(tmp_path):
     assert cache.get(page, settings) is None
 
 
+def test_key_covers_the_browser_version_not_its_path(tmp_path):
+    def fake_browser(name: str, version: str) -> str:
+        path = tmp_path / name
+        path.write_text(f"#!/bin/sh\necho '{version}'\necho 'wrapper noise' >&2\n")
+        path.chmod(0o755)
+        return str(path)
+
+    paths = [fake_browser("a", "Chromium 156.0.8078.114 built on Debian"),
+             fake_browser("b", "Chromium 156.0.8078.114 built on Debian"),
+             fake_browser("c", "Chromium 157.0.1000.1 built on Debian")]
+    assert browser_version(paths[2]) == "Chromium 157.0.1000.1 built on Debian"
+    a, b, c = (cache_key(PAGE, RenderSettings(executable_path=path)) for path in paths)
+    assert a == b and a != c
+    assert browser_version(str(tmp_path / "missing")) == "unknown (not found)"
+
+
 def test_corrupt_or_foreign_entry_is_a_miss(tmp_path, caplog):
     cache, settings = RenderCache(tmp_path), RenderSettings()
     outcome = RenderOutcome(PAGE, make_rendered())
@@ -136,7 +152,7 @@ def test_corrupt_or_foreign_entry_is_a_miss(tmp_path, caplog):
     path.write_bytes(b"not gzip")
     assert cache.get(PAGE, settings) is None
     assert "unreadable render cache entry" in caplog.text
-    path.write_bytes(gzip.compress(dump_outcome(outcome).replace(b'"format":2', b'"format":1')))
+    path.write_bytes(gzip.compress(dump_outcome(outcome).replace(b'"format":%d' % CACHE_FORMAT, b'"format":1')))
     assert cache.get(PAGE, settings) is None
     cache.put(outcome, settings)
     (tmp_path / cache_key(PAGE, settings)[:2] / f"{cache_key(PAGE, settings)}.requests.json").write_text("[")

@@ -64,7 +64,7 @@ def test_smoke_run_of_every_config_writes_its_run_directory(path, tmp_path, rend
         pytest.skip("shared datasets not found")
     config = quick_config(path, tmp_path, render_cache_dir, max_pages=6)
     run_dir = train(config)
-    for name in ("model.joblib", "config.yaml", "meta.json", "predictions.jsonl", "report.md", "summary.csv"):
+    for name in ("model.skops", "config.yaml", "meta.json", "predictions.jsonl", "report.md", "summary.csv"):
         assert (run_dir / name).is_file(), name
     meta = json.loads((run_dir / "meta.json").read_text())
     assert meta["n_train_pages"] + meta["n_test_pages"] == 6
@@ -104,14 +104,24 @@ def test_train_predict_evaluate_on_the_sample_shop(tmp_path, render_cache_dir, c
     assert coverage in caplog.text  # the two unreadable pages are not pages of the site
     assert (good["width"].astype(float) > 0).all()
 
-    # Running again resumes: nothing new to write.
+    # Running again resumes: nothing new to write; --retry-errors tries the two bad pages again.
     assert main(["predict", str(model_dir), str(site), "-o", str(out), "--base-url", "https://shop.example/"]) == 0
     assert len(pd.read_csv(out)) == 44
+    (site / "pages" / "empty.html").write_text("<h1>Now Filled</h1>")
+    command = ["predict", str(model_dir), str(site), "-o", str(out), "--base-url", "https://shop.example/"]
+    assert main([*command, "--retry-errors"]) == 0
+    rows = pd.read_csv(out, keep_default_na=False).set_index("path")
+    assert len(rows) == 44 and rows.index.is_unique
+    assert (rows.loc["pages/empty.html", "main_entity"], rows.loc["pages/empty.html", "error"]) == ("Now Filled", "")
+    assert rows.loc["pages/binary.html", "error"].startswith("not text")
 
-    assert main(["evaluate", str(model_dir), str(SAMPLE_SHOP), "-o", str(tmp_path / "eval")]) == 0
+    # The model knows its 28 training pages: evaluating on them warns and says so in the report.
+    with pytest.warns(UserWarning, match="28 of the 42 pages were training pages"):
+        assert main(["evaluate", str(model_dir), str(SAMPLE_SHOP), "-o", str(tmp_path / "eval")]) == 0
     summary = pd.read_csv(tmp_path / "eval" / "summary.csv")
     assert summary.loc[0, "n_pages"] == 42
     assert coverage in (tmp_path / "eval" / "report.md").read_text()
+    assert "28 of the 42 pages were training pages" in (tmp_path / "eval" / "report.md").read_text()
 
 
 @pytest.mark.browser

@@ -21,6 +21,7 @@ from mainentity.sitedump import (
     dump_files_for,
     find_page_files,
     label_in_page,
+    looks_binary,
     read_dataset,
     read_site_dump,
     subresource_candidates,
@@ -135,6 +136,28 @@ def test_binary_junk_is_an_error(data):
         decode_html(data, "img/x.html")
 
 
+def test_a_short_page_with_nul_bytes_in_its_heading_is_text():
+    data = b"<html><h1>Great \x00\x00Expectations</h1></html>\n"  # 2 NULs in 45 bytes: 4.4%
+    assert decode_html(data) == "<html><h1>Great \ufffd\ufffdExpectations</h1></html>\n"
+    assert not looks_binary(data)
+
+
+@pytest.mark.parametrize(
+    ("data", "binary"),
+    [
+        (b"a" * 99 + b"\x00", False),  # 1% controls: text whatever the rest is
+        (b"\xe9" * 89 + b"\x00" * 2 + b"a" * 9, True),  # 2% controls and the rest is not UTF-8
+        (b"a" * 90 + b"\x00" * 10, False),  # 10% controls, the rest valid UTF-8
+        (b"a" * 89 + b"\x00" * 11, True),  # 11% controls
+        (b"a" * 94 + b"\xff" * 4 + b"\x00" * 2, False),  # 2% controls, 4.1% of the rest undecodable
+        (b"a" * 90 + b"\xff" * 6 + b"\x00" * 4, True),  # 4% controls, 6.25% of the rest undecodable
+        (b"a" * 92 + "é".encode() * 2 + b"\x00" * 4, False),  # multi-byte UTF-8 counts as decoded
+    ],
+)
+def test_binary_detection_by_two_thresholds_on_both_sides(data, binary):
+    assert looks_binary(data) is binary
+
+
 def test_page_read_error_is_a_value_error():
     assert issubclass(PageReadError, ValueError)
 
@@ -156,6 +179,59 @@ def test_find_page_files(tmp_path):
     write(tmp_path / ".git" / "x.html", "<p>hidden</p>")
     found = [p.relative_to(tmp_path).as_posix() for p in find_page_files(tmp_path)]
     assert found == ["a/deep/x.HTM", "b.html", "c.xhtml", "noext", "swde"]
+
+
+@pytest.fixture
+def dump_with_links(tmp_path):
+    """A dump with a page, links inside it, and links (file, directory, loop) pointing out of it."""
+    outside = write(tmp_path / "elsewhere" / "secret.html", "<h1>Private Key Material</h1>")
+    write(tmp_path / "elsewhere" / "more.html", "<h1>More Secrets</h1>")
+    site = tmp_path / "site"
+    write(site / "a.html", "<h1>Alpha</h1>")
+    write(site / "sub" / "b.html", "<h1>Beta</h1>")
+    (site / "same.html").symlink_to("a.html")
+    (site / "sub" / "up.html").symlink_to("../a.html")
+    (site / "leak.html").symlink_to(outside)
+    (site / "leak-relative.htm").symlink_to("../elsewhere/secret.html")
+    (site / "leaknoext").symlink_to(outside)
+    (site / "dirlink").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    (site / "loop.html").symlink_to("loop.html")
+    (site / "dangling.html").symlink_to(tmp_path / "nowhere.html")
+    return site
+
+
+def test_links_out_of_the_dump_are_listed_but_never_read(dump_with_links):
+    site = dump_with_links
+    found = [p.relative_to(site).as_posix() for p in find_page_files(site)]
+    assert found == ["a.html", "dangling.html", "leak-relative.htm", "leak.html", "leaknoext", "loop.html",
+                     "same.html", "sub/b.html", "sub/up.html"]
+    dump = read_site_dump(site, base_url="https://s.example/")
+    assert {p.path: p.html for p in dump.pages} == {
+        "a.html": "<h1>Alpha</h1>", "same.html": "<h1>Alpha</h1>", "sub/b.html": "<h1>Beta</h1>",
+        "sub/up.html": "<h1>Alpha</h1>"}
+    reasons = {f.path: f.reason for f in dump.failures}
+    out = "symbolic link to a file outside the site dump: not read"
+    assert reasons == {"dangling.html": out, "leak.html": out, "leak-relative.htm": out, "leaknoext": out,
+                       "loop.html": "symbolic link loop: not read"}
+    assert all("Private" not in p.html and "Secrets" not in p.html for p in dump.pages)
+
+
+def test_manifest_paths_through_links_out_of_the_dump_are_not_read(dump_with_links):
+    site = dump_with_links
+    lines = [{"path": path} for path in ("a.html", "leak.html", "dirlink/more.html", "sub/up.html")]
+    write(site / "manifest.jsonl", "\n".join(json.dumps(line) for line in lines))
+    dump = read_site_dump(site)
+    assert [p.path for p in dump.pages] == ["a.html", "sub/up.html"]
+    assert [(f.path, f.reason.split(":")[0]) for f in dump.failures] == [
+        ("leak.html", "symbolic link to a file outside the site dump"),
+        ("dirlink/more.html", "symbolic link to a file outside the site dump")]
+
+
+def test_a_manifest_linked_from_outside_is_refused(dump_with_links, tmp_path):
+    write(tmp_path / "elsewhere" / "manifest.jsonl", json.dumps({"path": "a.html"}))
+    (dump_with_links / "manifest.jsonl").symlink_to(tmp_path / "elsewhere" / "manifest.jsonl")
+    with pytest.raises(ValueError, match="manifest.jsonl is a symbolic link out of the dump"):
+        read_site_dump(dump_with_links)
 
 
 def test_find_page_files_needs_a_directory(tmp_path):

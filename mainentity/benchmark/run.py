@@ -5,7 +5,7 @@ For each dataset of a :class:`~mainentity.config.BenchmarkConfig`:
 1. its labeled pages are read once (:func:`~mainentity.pipeline.load_labeled_pages`), optionally cut to a seeded
    sample of ``max_pages``, and split once with the config's ``seed``
    (:func:`~mainentity.splits.split_pages`);
-2. every page is rendered once through the shared render cache (``render.cache_dir``); systems that
+2. every page is rendered once through the shared render cache (``render.cache_path()``); systems that
    read only HTML get documents without a rendering;
 3. each system fits its site-level cleaners (when it has cleaning) on the dataset's documents, is
    trained on the train pages (when it learns), and predicts the test pages while its wall time and

@@ -11,9 +11,9 @@ Two cleaners learn a model of one site from a sample of its pages and then remov
 
 All follow scikit-learn's transformer shape: ``make_cleaner(name, **params).fit(site_documents)``
 learns the site model, ``transform(documents)`` returns new :class:`~mainentity.records.Document`
-records whose ``rendered.blocks`` lack the removed blocks. Cleaners pickle (``joblib.dump``), so a
-pipeline can cache one per site dump. The submodules are imported only when their cleaner is asked
-for.
+records whose ``rendered.blocks`` lack the removed blocks. Fitted cleaners go into model files
+(:mod:`mainentity.model_io`), so a pipeline can keep one per site dump. The submodules are imported
+only when their cleaner is asked for.
 """
 
 from __future__ import annotations

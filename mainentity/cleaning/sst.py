@@ -208,6 +208,11 @@ def composite_importance(
     return (1.0 - weight) * node_imp + weight * mixed
 
 
+def _as_tuple(key):
+    """A node or style key back as nested tuples (a model file may store tuples as lists)."""
+    return tuple(_as_tuple(part) for part in key) if isinstance(key, list | tuple) else key
+
+
 class _ElementNode:
     __slots__ = ("key", "parent", "n_pages", "styles", "comp_imp", "max_imp", "status",
                  "sample_text", "sample_path")
@@ -440,6 +445,42 @@ class SiteStyleTreeCleaner(SiteCleaner):
         self.nodes_, self.styles_ = new_nodes, new_styles
         self.n_noisy_ = sum(node.status == _NOISY for node in new_nodes)
         self.n_meaningful_ = sum(node.status == _MEANINGFUL for node in new_nodes)
+
+    def __getstate__(self) -> dict:
+        """The attributes with the tree nodes as builtins, so a model file can hold the cleaner."""
+        state = dict(super().__getstate__())  # a copy: object.__getstate__ returns __dict__ itself
+        if "nodes_" in state:
+            state["nodes_"] = [
+                [node.key, node.parent, node.n_pages, list(node.styles.items()), node.comp_imp, node.max_imp,
+                 node.status, node.sample_text, node.sample_path]
+                for node in self.nodes_
+            ]
+            state["styles_"] = [
+                [style.n_pages, style.children,
+                 None if style.content is None else [style.content.totals, style.content.c_log_c]]
+                for style in self.styles_
+            ]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        """Rebuild the tree nodes from :meth:`__getstate__`'s builtins."""
+        state = dict(state)
+        if "nodes_" in state:
+            nodes = []
+            for key, parent, n_pages, styles, comp_imp, max_imp, status, text, path in state["nodes_"]:
+                node = _ElementNode(_as_tuple(key), parent, text, path)
+                node.n_pages, node.comp_imp, node.max_imp, node.status = n_pages, comp_imp, max_imp, status
+                node.styles = {_as_tuple(style_key): index for style_key, index in styles}
+                nodes.append(node)
+            styles = []
+            for n_pages, children, content in state["styles_"]:
+                style = _StyleNode(list(children))
+                style.n_pages = n_pages
+                if content is not None:
+                    style.content.totals, style.content.c_log_c = dict(content[0]), dict(content[1])
+                styles.append(style)
+            state["nodes_"], state["styles_"] = nodes, styles
+        super().__setstate__(state)
 
     def _fit_site(self, documents: list[Document]) -> None:
         self.nodes_ = [_ElementNode(_ROOT_KEY, -1, "", "")]

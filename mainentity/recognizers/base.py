@@ -42,6 +42,9 @@ class Recognizer(BaseEstimator):
     ``get_params``/``clone`` work), learn in :meth:`fit` (state with a trailing underscore) and answer
     one :class:`~mainentity.records.Prediction` per document in :meth:`predict`, in input order.
 
+    Fitted state must be numpy arrays, builtins, scikit-learn estimators or the package's own
+    estimators, so that a model file can hold it with no extra code (:mod:`mainentity.model_io`).
+
     ``needs_render`` tells the pipeline whether documents must carry a
     :class:`~mainentity.records.RenderedPage`; recognisers that read only HTML set it to ``False``.
     ``needs_training`` is ``False`` for recognisers whose ``fit`` learns nothing. ``site_level`` is

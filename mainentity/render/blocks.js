@@ -5,8 +5,9 @@
 //
 // Blocks: every non-empty text node, plus one merged block for each element whose content is only text
 // and inline formatting elements (INLINE below) and has at least two non-empty parts; the merged block
-// comes right after the blocks of its content (the paper lists it last). Not walked: SKIP elements and
-// display:none subtrees. Images and SKIP/display:none children neither split a merge nor add text.
+// comes right after the blocks of its content (the paper lists it last). Not walked: SKIP elements
+// (<noscript> too when scripting is on) and display:none subtrees. Images and SKIP/display:none
+// children neither split a merge nor add text.
 //
 // Root un-hiding: a page is never hidden as a whole. `display: none`, a `visibility` other than
 // "visible" or `opacity: 0` on <html> or <body> is anti-flicker or frame-busting CSS (e.g.
@@ -32,9 +33,13 @@
 // with booleans as 0/1, lengths in CSS px, y from the page top.
 (metaKeys) => {
   const SKIP = new Set([
-    "head", "script", "style", "noscript", "template", "iframe", "noembed", "noframes",
-    "canvas", "video", "audio",
+    "head", "script", "style", "template", "iframe", "noembed", "noframes", "canvas", "video", "audio",
   ]);
+  // <noscript> content is displayed, and parsed as markup, only when scripting is off (the default
+  // here): a person then sees it. The fragment parser tells which case this page is in.
+  const probe = document.createElement("noscript");
+  probe.innerHTML = "<b></b>";
+  if (probe.firstChild === null || probe.firstChild.nodeType !== Node.ELEMENT_NODE) SKIP.add("noscript");
   const INLINE = new Set([
     "a", "abbr", "b", "bdi", "bdo", "big", "br", "cite", "code", "data", "del", "dfn", "em", "font",
     "i", "ins", "kbd", "mark", "nobr", "q", "s", "samp", "small", "span", "strike", "strong", "sub",

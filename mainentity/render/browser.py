@@ -28,8 +28,9 @@ this module. Its rules:
   content. An element with a single part merges nothing: in the paper's example
   ``<div><b>This <em>is</em> the <span>ENTITY</span> <u>of</u> interest</b></div>`` the ``b`` adds
   "This is the ENTITY of interest" and the ``div`` adds nothing.
-- Nothing inside head, script, style, noscript, template, iframe, noembed, noframes, canvas, video,
-  audio or a ``display: none`` subtree is a block.
+- Nothing inside head, script, style, template, iframe, noembed, noframes, canvas, video, audio or a
+  ``display: none`` subtree is a block. ``<noscript>`` content is walked when the page's scripts are
+  off (the default), since a browser then displays it, and skipped when they are on.
 - A page is never hidden as a whole: ``display: none``, a ``visibility`` other than ``visible`` or
   ``opacity: 0`` on ``<html>`` or ``<body>`` is overridden (inline ``!important``) before extraction.
   Such root-level hiding is anti-flicker or frame-busting CSS that only the page's own scripts lift
@@ -57,12 +58,14 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 import hashlib
 import json
 import logging
 import mimetypes
 import os
 import shutil
+import subprocess
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -319,6 +322,27 @@ def chromium_args(settings: RenderSettings) -> list[str]:
     True
     """
     return [*CHROMIUM_ARGS, *(() if settings.subresources else (NO_IMAGES_ARG,))]
+
+
+@functools.lru_cache(maxsize=8)
+def browser_version(executable_path: str) -> str:
+    """The first line ``<executable_path> --version`` prints, e.g. "Chromium 156.0.8078.114 built on Debian".
+
+    Asked once per path and process (about 60 ms). A browser that is missing or does not answer
+    within 10 seconds gives ``"unknown (<reason>)"``, so pages can still be looked up in a cache.
+
+    >>> browser_version("/no/such/chromium")
+    'unknown (not found)'
+    """
+    try:
+        executable = check_executable(executable_path)
+        done = subprocess.run([executable, "--version"], capture_output=True, text=True, timeout=10, check=False)
+    except FileNotFoundError:
+        return "unknown (not found)"
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"unknown ({type(error).__name__})"
+    lines = done.stdout.strip().splitlines()
+    return lines[0].strip() if lines else f"unknown (exit status {done.returncode}, no output)"
 
 
 def check_executable(path: str) -> str:

@@ -1,13 +1,14 @@
 """On-disk cache of rendered pages, so training and evaluation never render a page twice.
 
 An entry is keyed by a SHA-256 over the page's markup and URL, the render settings that change the
-output (JavaScript, viewport, subresources), the version of the extraction script (``blocks.js``)
-and, when subresources are served, the content of every stylesheet, font and image the page
-requested and whether its dump holds anything but pages (:func:`cache_key`); it holds the
-:class:`~mainentity.records.RenderedPage` as compact gzipped JSON (blocks as arrays in
-:class:`~mainentity.records.TextBlock` field order) with the page's subresource record. Writes
-are atomic (temporary file, then :func:`os.replace`), so an interrupted run leaves whole entries or
-none.
+output (JavaScript, viewport, subresources), the browser's version
+(:func:`~mainentity.render.browser.browser_version`), the version of the extraction script
+(``blocks.js``) and, when subresources are served, the content of every stylesheet, font and image
+the page requested and whether its dump holds anything but pages (:func:`cache_key`); it holds the
+:class:`~mainentity.records.RenderedPage` (blocks and segments) as compact gzipped JSON (blocks as
+arrays in :class:`~mainentity.records.TextBlock` field order) with the page's subresource record.
+Writes are atomic (temporary file, then :func:`os.replace`), so an interrupted run leaves whole
+entries or none.
 
 Which subresources a page requests is known only once it has been rendered, so with subresources
 served a lookup takes two steps: a small *request list* stored under the key of the page alone names
@@ -17,8 +18,8 @@ under the key that includes those hashes. A changed, added or removed file chang
 page is rendered again. The requests depend only on the page and the content of what it requested,
 so the request list of the last rendering names the same URLs for an unchanged dump.
 
-The browser's own version is not part of the key: after upgrading Chromium, clear the cache directory
-if layouts must match the new version exactly.
+After a Chromium upgrade, pages are rendered anew; the old entries stay until the directory is
+cleared.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from mainentity.render.browser import (
     Renderer,
     RenderOutcome,
     RenderSettings,
+    browser_version,
     load_url,
 )
 from mainentity.sitedump import dump_files_for
@@ -48,7 +50,7 @@ from mainentity.sitedump import dump_files_for
 logger = logging.getLogger(__name__)
 
 #: Version of the entry layout below; bump it when the stored JSON changes shape.
-CACHE_FORMAT = 3
+CACHE_FORMAT = 4
 
 _BLOCK_FIELDS = tuple(field.name for field in dataclasses.fields(TextBlock))
 
@@ -59,8 +61,9 @@ def cache_key(
     """Hex SHA-256 naming a page's cache entry (or, without ``subresources``, its request list).
 
     Covers the markup, the URL, ``settings.javascript``, ``settings.subresources``, the viewport, the
-    ``blocks.js`` version, the kept meta keys, the entry format and the given subresources; not the
-    executable path, timeout, concurrency or retries, which do not change the output.
+    browser's version (of the executable at ``settings.executable_path``), the ``blocks.js`` version,
+    the kept meta keys, the entry format and the given subresources; not the timeout, concurrency or
+    retries, which do not change the output.
 
     Parameters
     ----------
@@ -95,6 +98,7 @@ def cache_key(
             settings.subresources,
             settings.viewport_width,
             settings.viewport_height,
+            browser_version(settings.executable_path),
             page.url,
         ]
     )

@@ -1,0 +1,220 @@
+"""Model files that cannot run code when opened: skops with an explicit list of trusted types.
+
+A model file holds one plain ``dict`` (typically ``{"recognizer": ..., "cleaners": {...}}``) stored
+with :mod:`skops.io`: arrays as ``.npy`` members read without pickle, builtins as JSON, and objects as
+their class name plus their attribute dict. Loading rebuilds an object only when its type is
+trusted, and the trusted types are derived, not listed by hand:
+
+- scikit-learn-style estimators (subclasses of :class:`sklearn.base.BaseEstimator`) defined in
+  ``mainentity`` or ``sklearn`` modules: every registered recogniser and cleaner, the models they
+  wrap (``MSRBFN``, ``TitlerClassifier``) and the scikit-learn estimators inside them; their
+  ``__init__`` only stores arguments (the scikit-learn contract), so rebuilding one runs no
+  side effect;
+- the helpers of scikit-learn estimators (``KDTree``, ``BallTree``, distance metrics, decision trees,
+  the tree predictors of histogram gradient boosting) from :data:`SKLEARN_HELPER_MODULES`;
+- what skops trusts by default (builtins, numpy arrays, dtypes and scalars).
+
+Any other type (a function, ``os.system``, a class of another package, a mainentity class that is
+not an estimator) makes :func:`load_model_file` raise :class:`UntrustedModelError` before anything
+is built. So a recogniser whose fitted state is numpy arrays, builtins, scikit-learn estimators and
+mainentity estimators saves and loads with no extra code: register it in
+:mod:`mainentity.recognizers.base` and keep to that state. Other helper objects must be turned into
+builtins by the estimator's ``__getstate__``/``__setstate__`` (as
+:class:`~mainentity.cleaning.sst.SiteStyleTreeCleaner` does with its tree nodes).
+
+The file's zip comment is a JSON header ``{"format": "mainentity-model", "format_version": N, ...}``,
+read before the body; a file without it (an old ``model.joblib`` pickle, another program's zip) or
+with another version is refused with a message saying what to do.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import zipfile
+from pathlib import Path
+
+from mainentity import __version__
+
+#: Name of a model file inside a model directory.
+MODEL_FILE = "model.skops"
+#: What the header's ``format`` says.
+FORMAT_NAME = "mainentity-model"
+#: Version of the file layout; raise it when a change makes old files unreadable.
+FORMAT_VERSION = 1
+#: scikit-learn modules of helper types that estimators hold (trees, distance metrics; the
+#: ``TreePredictor`` of each tree of a ``HistGradientBoostingClassifier``, as in the general
+#: recogniser's candidate ranker). Their objects are rebuilt from arrays and builtins, with no code run.
+SKLEARN_HELPER_MODULES = (
+    "sklearn.neighbors._kd_tree",
+    "sklearn.neighbors._ball_tree",
+    "sklearn.metrics._dist_metrics",
+    "sklearn.tree._tree",
+    "sklearn.ensemble._hist_gradient_boosting.predictor",
+)
+
+
+class UntrustedModelError(ValueError):
+    """A model file names a type that loading would have to trust but does not (nothing was built)."""
+
+
+class ModelFormatError(ValueError):
+    """A file is not a mainentity model file, or one of a format version this version cannot read."""
+
+
+def save_model_file(state: dict, path: str | Path) -> Path:
+    """Write ``state`` to a model file (atomically: a temporary file, then a rename).
+
+    Parameters
+    ----------
+    state : dict
+        str keys; values of trusted types only (see the module notes).
+    path : str or Path
+        The file to write (conventionally ``<model dir>/model.skops``).
+
+    Returns
+    -------
+    path : Path
+
+    Raises
+    ------
+    UntrustedModelError
+        If ``state`` holds a type that :func:`load_model_file` would refuse; nothing is written.
+
+    Examples
+    --------
+    >>> import numpy as np, tempfile
+    >>> target = Path(tempfile.mkdtemp()) / "m.skops"
+    >>> _ = save_model_file({"weights": np.arange(3.0)}, target)
+    >>> load_model_file(target)["weights"]
+    array([0., 1., 2.])
+    """
+    import skops.io as sio
+
+    path = Path(path)
+    data = sio.dumps(state, compression=zipfile.ZIP_DEFLATED)
+    untrusted = [name for name in sio.get_untrusted_types(data=data) if not is_trusted_type(name)]
+    if untrusted:
+        raise UntrustedModelError(
+            f"cannot save a model holding {', '.join(untrusted)}: a model file may hold numpy arrays, builtins "
+            "and scikit-learn/mainentity estimators only (see mainentity.model_io)"
+        )
+    header = {"format": FORMAT_NAME, "format_version": FORMAT_VERSION, "mainentity_version": __version__}
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(data)
+    with zipfile.ZipFile(tmp, "a") as archive:
+        archive.comment = json.dumps(header).encode("utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def read_header(path: str | Path) -> dict:
+    """The JSON header of a model file, without loading its body.
+
+    Raises
+    ------
+    ModelFormatError
+        If the file is not a zip archive with a mainentity header, or its format version is not
+        :data:`FORMAT_VERSION` (the message says what to do).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> target = save_model_file({}, Path(tempfile.mkdtemp()) / "m.skops")
+    >>> read_header(target)["format_version"] == FORMAT_VERSION
+    True
+    """
+    path = Path(path)
+    retrain = "retrain it with `mainentity train CONFIG` (a run directory's config.yaml is its config)"
+    try:
+        with zipfile.ZipFile(path) as archive:
+            comment = archive.comment
+    except zipfile.BadZipFile as error:
+        raise ModelFormatError(
+            f"{path} is not a mainentity model file (not a zip archive); an old model.joblib pickle is never "
+            f"loaded because a pickle can run code: {retrain}"
+        ) from error
+    try:
+        header = json.loads(comment.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        header = None
+    if not isinstance(header, dict) or header.get("format") != FORMAT_NAME:
+        raise ModelFormatError(f"{path} is not a mainentity model file (no {FORMAT_NAME!r} header); {retrain}")
+    version = header.get("format_version")
+    if version != FORMAT_VERSION:
+        if isinstance(version, int) and version > FORMAT_VERSION:
+            advice = f"upgrade mainentity (it was written by mainentity {header.get('mainentity_version', '?')})"
+        else:
+            advice = retrain
+        raise ModelFormatError(
+            f"{path} has model format version {version!r}; mainentity {__version__} reads version "
+            f"{FORMAT_VERSION} only: {advice}"
+        )
+    return header
+
+
+def load_model_file(path: str | Path) -> dict:
+    """Load a model file written by :func:`save_model_file`, trusting only the types of the module notes.
+
+    Parameters
+    ----------
+    path : str or Path
+        A file written by :func:`save_model_file`.
+
+    Returns
+    -------
+    state : dict
+
+    Raises
+    ------
+    ModelFormatError
+        If the file is not a model file or has another format version (see :func:`read_header`).
+    UntrustedModelError
+        If the file names a type that is not trusted; no object has been built then.
+    """
+    import skops.io as sio
+
+    read_header(path)
+    untrusted = sio.get_untrusted_types(file=path)
+    refused = [name for name in untrusted if not is_trusted_type(name)]
+    if refused:
+        raise UntrustedModelError(
+            f"{path} names types that are not trusted: {', '.join(refused)}; it was not loaded. A mainentity "
+            "model holds arrays, builtins and scikit-learn/mainentity estimators only"
+        )
+    state = sio.load(path, trusted=untrusted)
+    if not isinstance(state, dict):
+        raise ModelFormatError(f"{path}: the model body is a {type(state).__name__}, not a dict")
+    return state
+
+
+def is_trusted_type(name: str) -> bool:
+    """Whether loading may build an object of the type named ``module.Class``.
+
+    Only ``mainentity`` and ``sklearn`` modules are imported to decide; any other name is refused
+    without importing anything.
+
+    Examples
+    --------
+    >>> is_trusted_type("mainentity.recognizers.msrbfn.MSRBFNRecognizer")
+    True
+    >>> is_trusted_type("sklearn.neighbors._kd_tree.KDTree")
+    True
+    >>> is_trusted_type("builtins.eval"), is_trusted_type("os.system")
+    (False, False)
+    >>> is_trusted_type("mainentity.recognizers.peers.shutil")
+    False
+    """
+    module_name, _, class_name = name.rpartition(".")
+    if not module_name.startswith(("mainentity.", "sklearn.")):
+        return False
+    try:
+        obj = getattr(importlib.import_module(module_name), class_name)
+    except (ImportError, AttributeError, ValueError, TypeError):  # e.g. "mainentity..x": not a module name
+        return False
+    if not isinstance(obj, type) or obj.__module__ != module_name:
+        return False
+    from sklearn.base import BaseEstimator
+
+    return module_name in SKLEARN_HELPER_MODULES or issubclass(obj, BaseEstimator)

@@ -1,0 +1,249 @@
+"""Tests of the safe model files (mainentity.model_io): every recogniser and cleaner round-trips, and a
+crafted file that would run code is refused without running it."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import pickle
+import subprocess
+import sys
+import warnings
+import zipfile
+
+import numpy as np
+import pytest
+import skops.io as sio
+import yaml
+from test_cleaning_dom import make_document
+from test_recognizer_msrbfn import product_document
+from test_sst import ARTICLES, article_page
+
+from mainentity.cleaning import cleaner_names, make_cleaner
+from mainentity.model_io import (
+    FORMAT_VERSION,
+    ModelFormatError,
+    UntrustedModelError,
+    is_trusted_type,
+    load_model_file,
+    read_header,
+    save_model_file,
+)
+from mainentity.models.ranker import RANKER_METHODS
+from mainentity.recognizers.base import make_recognizer, recognizer_names
+from mainentity.recognizers.general import GeneralRecognizer
+from mainentity.recognizers.peers import PeerUnavailableError
+from mainentity.records import Document, Page, RenderedPage, TextBlock
+
+TRAIN = [product_document(i) for i in range(8)]
+HELD_OUT = [product_document(i) for i in range(8, 12)]
+#: Parameters for the 8 training pages above (72 candidates): the general recogniser's default leaves
+#: of 40 candidates leave its trees nearly unsplit on so little data.
+SMALL_DATA_PARAMS = {"general": {"min_samples_leaf": 2}}
+
+
+@pytest.mark.parametrize("name", recognizer_names())
+def test_every_registered_recognizer_round_trips_with_the_same_predictions(name, tmp_path):
+    try:
+        recognizer = make_recognizer(name)
+    except PeerUnavailableError as error:
+        pytest.skip(str(error))
+    if "random_state" in recognizer.get_params():
+        recognizer.set_params(random_state=0)
+    recognizer.set_params(**SMALL_DATA_PARAMS.get(name, {}))
+    if recognizer.needs_training:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the NLTK fallback warning of the Titler models
+            recognizer.fit(TRAIN)
+    path = save_model_file({"recognizer": recognizer}, tmp_path / "model.skops")
+    loaded = load_model_file(path)["recognizer"]
+    assert type(loaded) is type(recognizer) and loaded.get_params() == recognizer.get_params()
+    if recognizer.needs_training:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            before, after = recognizer.predict(HELD_OUT), loaded.predict(HELD_OUT)
+        assert after == before
+        assert sum(p.main_entity == d.page.main_entity[0] for p, d in zip(after, HELD_OUT, strict=True)) >= 1
+
+
+def _news_document(index: int, headline: str, subtitle: str) -> Document:
+    """A rendered news page: navigation, a headline whose subtitle span is a style run (a segment), a
+    paragraph and a footer; labeled with the headline."""
+    def text_block(text, size, y, *, bold=False, in_link=False, heading=0, merged=False, kind="block"):
+        return TextBlock(text, "h1" if heading else "p", f"html[0]/body[1]/div[{index}]", size, 700 if bold else 400,
+                         bold, 40.0, y, 8.0 * len(text), size * 1.2, in_link, heading, False, merged, kind)
+
+    blocks = (
+        text_block("Home", 12.0, 5.0, in_link=True),
+        text_block("World", 12.0, 5.0, in_link=True),
+        text_block(headline, 32.0, 80.0, bold=True, heading=1),
+        text_block(subtitle, 18.0, 80.0, heading=1),
+        text_block(f"{headline} {subtitle}", 32.0, 80.0, bold=True, heading=1, merged=True),
+        text_block(f"Story {index} opens with a long paragraph of plain body text about the day.", 14.0, 200.0),
+        text_block("Copyright The Daily Example", 10.0, 900.0),
+    )
+    segments = (text_block(headline, 32.0, 80.0, bold=True, heading=1, kind="run"),
+                text_block(subtitle, 18.0, 80.0, heading=1, kind="run"))
+    rendered = RenderedPage(f"{headline} | The Daily Example", (), blocks, 1024.0, 1000.0, segments)
+    page = Page("daily", f"news/{index}.html", f"https://daily.example/news/{index}.html", "<html></html>",
+                main_entity=(headline,))
+    return Document(page, rendered)
+
+
+NEWS = [("Harbour Bridge Reopens", "after two years"), ("Rain Returns To The Valley", "farmers relieved"),
+        ("Library Opens Late", "a winter trial"), ("Ferry Fares Cut", "from Monday"), ("Old Mill Sold", "to the town")]
+
+
+@pytest.mark.parametrize("method", RANKER_METHODS)
+def test_the_general_recognizer_round_trips_with_the_same_scores(method, tmp_path):
+    train = [_news_document(i, *NEWS[i]) for i in range(3)]
+    held_out = [_news_document(i, *NEWS[i]) for i in range(3, 5)]
+    recognizer = GeneralRecognizer(method=method, calibrate=False, min_samples_leaf=1, max_iter=20, random_state=0)
+    recognizer.fit(train)
+    state = {"recognizer": recognizer, "cleaners": {}, "training_pages": ["af90603dd63fdeb4"]}
+    loaded = load_model_file(save_model_file(state, tmp_path / "model.skops"))
+    assert loaded["training_pages"] == state["training_pages"] and loaded["cleaners"] == {}
+    general = loaded["recognizer"]
+    assert type(general) is GeneralRecognizer and general.get_params() == recognizer.get_params()
+    assert general.feature_names_ == recognizer.feature_names_ and general.calibrator_ is None
+    for (candidates, scores), (candidates_before, scores_before) in zip(
+        general.candidate_scores(held_out), recognizer.candidate_scores(held_out), strict=True
+    ):
+        assert candidates == candidates_before
+        np.testing.assert_array_equal(scores, scores_before)
+    assert general.predict(held_out) == recognizer.predict(held_out)
+
+
+@pytest.mark.parametrize("method", cleaner_names())
+def test_every_cleaner_round_trips_with_the_same_output(method, tmp_path):
+    site = [make_document("books", f"{i}.html", article_page(title, paragraphs), (title,))
+            for i, (title, paragraphs) in enumerate(ARTICLES)]
+    cleaner = make_cleaner(method, random_state=0).fit(site)
+    loaded = load_model_file(save_model_file({"books": cleaner}, tmp_path / "m.skops"))["books"]
+    assert loaded.transform(site) == cleaner.transform(site)
+    if method != "none":
+        n_blocks = sum(len(doc.rendered.blocks) for doc in site)
+        assert sum(len(doc.rendered.blocks) for doc in loaded.transform(site)) < n_blocks
+
+
+def test_sklearn_estimators_and_their_compiled_helpers_round_trip(tmp_path):
+    from sklearn.neighbors import KNeighborsClassifier
+    from sklearn.tree import DecisionTreeClassifier
+
+    rng = np.random.default_rng(0)
+    X, y = rng.random((40, 3)), np.arange(40) % 2
+    state = {"knn": KNeighborsClassifier(algorithm="kd_tree").fit(X, y),
+             "ball": KNeighborsClassifier(algorithm="ball_tree").fit(X, y),
+             "tree": DecisionTreeClassifier(random_state=0).fit(X, y),
+             "plain": {"weights": np.eye(2), "names": ["a", "b"], "n": 3, "pair": (1.5, None)}}
+    loaded = load_model_file(save_model_file(state, tmp_path / "m.skops"))
+    for key in ("knn", "ball", "tree"):
+        assert np.array_equal(loaded[key].predict_proba(X), state[key].predict_proba(X))
+    assert np.array_equal(loaded["plain"]["weights"], np.eye(2))
+    assert {k: v for k, v in loaded["plain"].items() if k != "weights"} == {"names": ["a", "b"], "n": 3,
+                                                                           "pair": (1.5, None)}
+
+
+def test_header_carries_the_format_version(tmp_path):
+    path = save_model_file({"x": 1}, tmp_path / "m.skops")
+    header = read_header(path)
+    assert (header["format"], header["format_version"]) == ("mainentity-model", FORMAT_VERSION)
+    assert not (tmp_path / "m.skops.tmp").exists()
+
+
+def _with_header(path, header: dict) -> None:
+    with zipfile.ZipFile(path, "a") as archive:
+        archive.comment = json.dumps(header).encode()
+
+
+@pytest.mark.parametrize(
+    ("version", "advice"), [(0, "retrain it with `mainentity train CONFIG`"), (FORMAT_VERSION + 1, "upgrade")]
+)
+def test_other_format_versions_are_refused_with_what_to_do(tmp_path, version, advice):
+    path = save_model_file({"x": 1}, tmp_path / "m.skops")
+    _with_header(path, {"format": "mainentity-model", "format_version": version, "mainentity_version": "9.9"})
+    with pytest.raises(ModelFormatError, match=f"format version {version}.*{advice}"):
+        load_model_file(path)
+
+
+def test_a_plain_skops_file_without_our_header_is_refused(tmp_path):
+    path = tmp_path / "m.skops"
+    sio.dump({"x": 1}, path)
+    with pytest.raises(ModelFormatError, match="no 'mainentity-model' header"):
+        load_model_file(path)
+
+
+class _Payload:
+    """Unpickling this runs a shell command that creates a marker file."""
+
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.system, (f"touch {self.marker}",))
+
+
+def test_a_pickle_is_never_unpickled(tmp_path):
+    marker = tmp_path / "pwned"
+    (tmp_path / "m.skops").write_bytes(pickle.dumps(_Payload(marker)))
+    with pytest.raises(ModelFormatError, match="not a mainentity model file.*pickle can run code"):
+        load_model_file(tmp_path / "m.skops")
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [os.system, functools.partial(subprocess.run, ["touch", "MARKER"]), sys.modules["builtins"].eval],
+    ids=["os.system", "partial(subprocess.run)", "eval"],
+)
+def test_a_crafted_model_naming_code_is_refused_without_running_it(tmp_path, monkeypatch, payload):
+    path = tmp_path / "m.skops"
+    sio.dump({"recognizer": payload, "cleaners": {}}, path)
+    _with_header(path, {"format": "mainentity-model", "format_version": FORMAT_VERSION})
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(UntrustedModelError, match="not trusted"):
+        load_model_file(path)
+    assert not (tmp_path / "MARKER").exists()
+
+
+def test_saving_an_untrusted_type_fails_and_writes_nothing(tmp_path):
+    with pytest.raises(UntrustedModelError, match="cannot save"):
+        save_model_file({"f": os.getcwd}, tmp_path / "m.skops")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("name", "trusted"),
+    [
+        ("mainentity.recognizers.msrbfn.MSRBFNRecognizer", True),
+        ("mainentity.models.msrbfn.MSRBFN", True),
+        ("mainentity.cleaning.sst.SiteStyleTreeCleaner", True),
+        ("sklearn.svm._classes.SVC", True),
+        ("sklearn.neighbors._kd_tree.KDTree", True),
+        ("sklearn.ensemble._hist_gradient_boosting.predictor.TreePredictor", True),
+        ("sklearn.neighbors._kd_tree.newObj", False),  # a function of a helper module
+        ("mainentity.recognizers.peers._NodeWorker", False),  # starts a process: not an estimator
+        ("mainentity.recognizers.peers.subprocess", False),  # a module
+        ("sklearn.utils.Bunch", False),
+        ("os.system", False),
+        ("numpy.load", False),
+        ("no_such_module.Thing", False),
+        ("mainentity..x", False),
+        ("mainentity.", False),
+    ],
+)
+def test_trusted_types(name, trusted):
+    assert is_trusted_type(name) is trusted
+
+
+def test_a_run_directory_with_an_old_pickle_model_says_to_retrain_and_runs_nothing(tmp_path):
+    from mainentity.config import Config, config_to_dict
+    from mainentity.runs import load_model
+
+    marker = tmp_path / "pwned"
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config_to_dict(Config(name="old"))))
+    (tmp_path / "model.joblib").write_bytes(pickle.dumps(_Payload(marker)))
+    with pytest.raises(ModelFormatError, match=r"model.joblib pickle .* retrain with `mainentity train .*config.yaml`"):
+        load_model(tmp_path)
+    assert not marker.exists()
