@@ -28,7 +28,7 @@ from typing import Any
 import platformdirs
 import yaml
 
-SPLITS = ("random", "by-site")
+SPLITS = ("random", "by-site", "none", "site-folds")
 CLEANING_METHODS = ("none", "sst", "infodiscoverer")
 
 
@@ -44,10 +44,18 @@ class DataConfig:
     ----------
     datasets : tuple of str
         Dataset directories (``sites/<site-id>/``) or single site dumps.
-    split : {"random", "by-site"}
-        ``random``: a seeded shuffle of all pages; ``by-site``: whole sites go to one side.
+    split : {"random", "by-site", "none", "site-folds"}
+        ``random``: a seeded shuffle of all pages; ``by-site``: whole sites go to one side; ``none``:
+        every page trains (a model to ship; with ``test_datasets``, the cross-site protocol);
+        ``site-folds``: ``n_folds`` folds of whole sites, each tested by a model trained on the others
+        (benchmark only).
     train_fraction : float
-        Share of pages (or of sites with ``by-site``) used for training, in (0, 1).
+        Share of pages (or of sites with ``by-site``) used for training, in (0, 1); ``random`` and
+        ``by-site`` only.
+    test_datasets : tuple of str
+        With ``split: none``: datasets whose labeled pages are the test pages (sites the model never saw).
+    n_folds : int
+        Folds of ``site-folds``, >= 2.
     max_pages_per_site : int or None
         Read at most this many pages of each site (in file order); ``None`` reads all.
     max_pages : int or None
@@ -64,6 +72,8 @@ class DataConfig:
     datasets: tuple[str, ...] = ()
     split: str = "random"
     train_fraction: float = 2 / 3
+    test_datasets: tuple[str, ...] = ()
+    n_folds: int = 5
     max_pages_per_site: int | None = None
     max_pages: int | None = None
     base_url: str | None = None
@@ -248,13 +258,22 @@ def _build(cls: type, raw: dict, prefix: str, source: str):
     return cls(**values)
 
 
+def _validate_data(data: DataConfig, prefix: str, source: str) -> None:
+    if data.split not in SPLITS:
+        raise ConfigError(f"{source}: '{prefix}split' must be one of {', '.join(SPLITS)}; got {data.split!r}")
+    if not 0.0 < data.train_fraction < 1.0:
+        raise ConfigError(f"{source}: '{prefix}train_fraction' must be in (0, 1); got {data.train_fraction}")
+    if data.test_datasets and data.split != "none":
+        raise ConfigError(f"{source}: '{prefix}test_datasets' needs '{prefix}split: none' (train on every page of "
+                          f"'datasets'); got split {data.split!r}")
+    if data.n_folds < 2:
+        raise ConfigError(f"{source}: '{prefix}n_folds' must be >= 2; got {data.n_folds}")
+
+
 def _validate(config: Config, source: str) -> None:
     if not config.name or "/" in config.name or "\\" in config.name or config.name in (".", ".."):
         raise ConfigError(f"{source}: 'name' must be a plain name (it names the run directory); got {config.name!r}")
-    if config.data.split not in SPLITS:
-        raise ConfigError(f"{source}: 'data.split' must be one of {', '.join(SPLITS)}; got {config.data.split!r}")
-    if not 0.0 < config.data.train_fraction < 1.0:
-        raise ConfigError(f"{source}: 'data.train_fraction' must be in (0, 1); got {config.data.train_fraction}")
+    _validate_data(config.data, "data.", source)
     if config.cleaning.method not in CLEANING_METHODS:
         raise ConfigError(
             f"{source}: 'cleaning.method' must be one of {', '.join(CLEANING_METHODS)}; "
@@ -292,7 +311,7 @@ def config_from_dict(raw: dict, source: str = "<dict>") -> Config:
     Traceback (most recent call last):
     ...
     mainentity.config.ConfigError: <dict>: unknown key 'data.splitt'; valid keys here: anchor_url_pattern, \
-base_url, datasets, max_pages, max_pages_per_site, split, train_fraction
+base_url, datasets, max_pages, max_pages_per_site, n_folds, split, test_datasets, train_fraction
     """
     config = _build(Config, raw, "", source)
     _validate(config, source)
@@ -382,6 +401,7 @@ def load_benchmark_config(path: str | Path) -> BenchmarkConfig:
         data = dict(data)
         label = str(data.pop("label", label or f"dataset{i}"))
         datasets.append((label, _build(DataConfig, data, f"datasets[{i}].", source)))
+        _validate_data(datasets[-1][1], f"datasets[{i}].", source)
     systems = []
     for i, entry in enumerate(raw.pop("systems", []) or []):
         if not isinstance(entry, dict) or "model" not in entry:

@@ -149,6 +149,48 @@ def load_labeled_pages(
     return loaded, labeled
 
 
+def train_test_folds(
+    data: DataConfig, labeled: Sequence[Page], *, random_state: int = 0, max_pages: int | None = None
+) -> list[tuple[list[Page], list[Page]]]:
+    """The ``(train, test)`` page lists a config's data section asks for.
+
+    ``random`` and ``by-site`` give one split of ``labeled`` (:func:`mainentity.splits.split_pages`);
+    ``none`` trains on every labeled page and tests on the labeled pages of ``data.test_datasets``
+    (none when it is empty); ``site-folds`` gives ``data.n_folds`` folds of whole sites
+    (:func:`mainentity.splits.site_folds`).
+
+    Parameters
+    ----------
+    data : DataConfig
+    labeled : sequence of Page
+        The labeled pages of ``data.datasets`` (:func:`load_labeled_pages`).
+    random_state : int
+        Seed of the split and of the test pages' sample.
+    max_pages : int, optional
+        At most this many test pages from ``test_datasets`` (also capped by ``data.max_pages``).
+
+    Returns
+    -------
+    folds : list of (train, test)
+
+    Raises
+    ------
+    ValueError
+        On a split that cannot be made (see :mod:`mainentity.splits`), or ``test_datasets`` without
+        labeled pages.
+    """
+    from mainentity.splits import site_folds, split_pages
+
+    if data.split == "site-folds":
+        return site_folds(labeled, data.n_folds, random_state=random_state)
+    train, test = split_pages(labeled, method=data.split, train_fraction=data.train_fraction,
+                              random_state=random_state)
+    if data.test_datasets:
+        test_data = replace(data, datasets=data.test_datasets, test_datasets=())
+        test = load_labeled_pages(test_data, random_state=random_state, max_pages=max_pages)[1]
+    return [(train, test)]
+
+
 def page_key(page: Page) -> tuple[str, str]:
     """``(site_id, path)``: how a page is identified across records and output rows."""
     return page.site_id, page.path

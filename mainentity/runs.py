@@ -44,11 +44,11 @@ from mainentity.pipeline import (
     load_pages,
     page_key,
     predict_documents,
+    train_test_folds,
 )
 from mainentity.prediction_writer import PredictionWriter
 from mainentity.recognizers.base import Recognizer, make_recognizer
 from mainentity.records import Document, Page, Prediction
-from mainentity.splits import split_pages
 
 logger = logging.getLogger(__name__)
 
@@ -139,10 +139,11 @@ def train(config: Config) -> Path:
     run_dir.mkdir(parents=True, exist_ok=True)
     write_text_atomic(run_dir / "config.yaml", yaml.safe_dump(config_to_dict(config), sort_keys=False))
 
+    if config.data.split == "site-folds":
+        raise ValueError(f"config {config.name!r}: 'data.split: site-folds' trains one model per fold; it is for "
+                         "the benchmark (mainentity benchmark), not for training one model")
     loaded, labeled = load_labeled_pages(config.data, random_state=config.seed)
-    train_pages, test_pages = split_pages(
-        labeled, method=config.data.split, train_fraction=config.data.train_fraction, random_state=config.seed
-    )
+    ((train_pages, test_pages),) = train_test_folds(config.data, labeled, random_state=config.seed)
     logger.info("%d train pages, %d test pages", len(train_pages), len(test_pages))
 
     timings: dict[str, float] = {}
@@ -167,6 +168,12 @@ def train(config: Config) -> Path:
         {"recognizer": recognizer, "cleaners": cleaners, "training_pages": training_pages}, run_dir / MODEL_FILE
     )
 
+    if not test_pages:  # split none: a model to ship, nothing held out to score it on
+        timings["total_s"] = time.perf_counter() - started
+        _write_meta(run_dir, config, loaded, train_pages, test_pages, render_failures, timings, {})
+        logger.info("run written to %s (%.1f s; no test pages)", run_dir, timings["total_s"])
+        return run_dir
+
     tick = time.perf_counter()
     predictions_path = run_dir / "predictions.jsonl"
     predictions_path.unlink(missing_ok=True)
@@ -189,6 +196,12 @@ def train(config: Config) -> Path:
         notes=anchor_coverage_notes(loaded.anchor_coverage),
     )
     timings["total_s"] = time.perf_counter() - started
+    _write_meta(run_dir, config, loaded, train_pages, test_pages, render_failures, timings, summary)
+    logger.info("run written to %s (%.1f s)", run_dir, timings["total_s"])
+    return run_dir
+
+
+def _write_meta(run_dir, config, loaded, train_pages, test_pages, render_failures, timings, summary) -> None:
     meta = {
         "mainentity_version": __version__,
         "model": config.model.name,
@@ -200,8 +213,6 @@ def train(config: Config) -> Path:
         "test_summary": summary,
     }
     write_text_atomic(run_dir / "meta.json", json.dumps(meta, indent=2, default=str))
-    logger.info("run written to %s (%.1f s)", run_dir, timings["total_s"])
-    return run_dir
 
 
 def _evaluate(predictions, labels, config: Config, out_dir: Path, *, title: str, notes=()) -> dict:
@@ -209,7 +220,7 @@ def _evaluate(predictions, labels, config: Config, out_dir: Path, *, title: str,
     from mainentity.evaluation.bootstrap import add_ci_columns
     from mainentity.evaluation.report import evaluate_predictions, summarize, write_report
 
-    dataset = ",".join(Path(d).name for d in config.data.datasets)
+    dataset = ",".join(Path(d).name for d in (config.data.test_datasets or config.data.datasets))
     per_page = evaluate_predictions(predictions, labels, system=config.name, dataset=dataset)
     summary = add_ci_columns(summarize(per_page), per_page, random_state=config.seed)
     write_report(per_page, out_dir, title=title, notes=notes, summary=summary)

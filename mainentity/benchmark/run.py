@@ -4,7 +4,9 @@ For each dataset of a :class:`~mainentity.config.BenchmarkConfig`:
 
 1. its labeled pages are read once (:func:`~mainentity.pipeline.load_labeled_pages`), optionally cut to a seeded
    sample of ``max_pages``, and split once with the config's ``seed``
-   (:func:`~mainentity.splits.split_pages`);
+   (:func:`~mainentity.pipeline.train_test_folds`): one train/test split, the cross-site protocol (train on
+   ``datasets``, test on ``test_datasets``), or folds of whole sites (each system is then trained once per fold
+   and scored on the union of the held-out folds);
 2. every page is rendered once through the shared render cache (``render.cache_path()``); systems that
    read only HTML get documents without a rendering;
 3. each system fits its site-level cleaners (when it has cleaning) on the dataset's documents, is
@@ -32,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
+from sklearn.base import clone
 
 from mainentity import __version__
 from mainentity.benchmark.report import write_benchmark_report
@@ -44,11 +47,11 @@ from mainentity.pipeline import (
     load_labeled_pages,
     page_key,
     predict_documents,
+    train_test_folds,
 )
 from mainentity.recognizers.peers import PEER_NAMES, PeerUnavailableError, peer_versions
 from mainentity.records import Document, Prediction
 from mainentity.runs import build_recognizer, render_all
-from mainentity.splits import split_pages
 
 logger = logging.getLogger(__name__)
 
@@ -215,13 +218,12 @@ def _run_dataset(
 ) -> _DatasetRun:
     result = _DatasetRun([], [], [])
     _, labeled = load_labeled_pages(data, random_state=bench.seed, max_pages=max_pages)
-    train_pages, test_pages = split_pages(
-        labeled, method=data.split, train_fraction=data.train_fraction, random_state=bench.seed
-    )
-    logger.info("%s: %d train pages, %d test pages", label, len(train_pages), len(test_pages))
+    folds = train_test_folds(data, labeled, random_state=bench.seed, max_pages=max_pages)
+    all_pages = list({page_key(page): page for fold in folds for part in fold for page in part}.values())
+    test_labels = labels_of(page for _, test in folds for page in test)
+    n_test = sum(len(test) for _, test in folds)
+    logger.info("%s: %d fold(s), %d pages, %d test pages", label, len(folds), len(all_pages), n_test)
     base = Config(name=f"{bench.name}-{label}", seed=bench.seed, data=data, render=bench.render)
-    train_keys = {page_key(page) for page in train_pages}
-    test_labels = labels_of(test_pages)
     rendered: tuple[list[Document], list[Prediction]] | None = None
 
     for system in systems:
@@ -237,20 +239,36 @@ def _run_dataset(
         if recognizer.needs_render or system.cleaning.method != "none":
             if rendered is None:
                 tick = time.perf_counter()
-                rendered = render_all(train_pages + test_pages, base, True, desc=f"render {label}")
+                rendered = render_all(all_pages, base, True, desc=f"render {label}")
                 logger.info("%s: documents ready in %.1f s (%d render failures)", label,
                             time.perf_counter() - tick, len(rendered[1]))
             documents, failures = rendered
         else:
-            documents, failures = [Document(page) for page in train_pages + test_pages], []
+            documents, failures = [Document(page) for page in all_pages], []
         if not recognizer.needs_render:
             documents = [Document(document.page) for document in documents]
+        predictions: list[Prediction] = []
+        fit_s = predict_s = peak_mb = increase_mb = 0.0
         try:
             cleaners = fit_cleaners(documents, system.cleaning, random_state=bench.seed)
-            train_documents = [doc for doc in documents if page_key(doc.page) in train_keys]
-            tick = time.perf_counter()
-            fit_recognizer(recognizer, train_documents, cleaners, system.cleaning)
-            fit_s = time.perf_counter() - tick
+            for train_pages, test_pages in folds:
+                fold_recognizer = clone(recognizer)
+                train_keys = {page_key(page) for page in train_pages}
+                test_keys = {page_key(page) for page in test_pages}
+                train_documents = [doc for doc in documents if page_key(doc.page) in train_keys]
+                tick = time.perf_counter()
+                fit_recognizer(fold_recognizer, train_documents, cleaners, system.cleaning)
+                fit_s += time.perf_counter() - tick
+                test_documents = [doc for doc in documents if page_key(doc.page) in test_keys]
+                with PeakRSS() as memory:
+                    predictions += predict_documents(
+                        fold_recognizer, ((doc.page, doc, "") for doc in test_documents), cleaners=cleaners,
+                        batch_size=max(1, len(test_documents)),
+                    )
+                predict_s += memory.seconds
+                peak_mb = max(peak_mb, memory.peak_mb)
+                increase_mb = max(increase_mb, memory.peak_mb - memory.start_mb)
+                predictions += [p for p in failures if (p.site_id, p.path) in test_keys]
         except PeerUnavailableError as error:
             logger.error("%s: skipped on %s: %s", system.label, label, error)
             result.notes.append(f"Skipped {system.label} on {label}: {error}")
@@ -259,27 +277,21 @@ def _run_dataset(
             logger.error("%s: training failed on %s, skipped: %s", system.label, label, error)
             result.notes.append(f"Skipped {system.label} on {label}: training failed: {error}")
             continue
-        test_documents = [doc for doc in documents if page_key(doc.page) not in train_keys]
-        with PeakRSS() as memory:
-            predictions = predict_documents(
-                recognizer, ((doc.page, doc, "") for doc in test_documents), cleaners=cleaners,
-                batch_size=max(1, len(test_documents)),
-            )
-        predictions += [p for p in failures if (p.site_id, p.path) not in train_keys]
         result.per_page.append(evaluate_predictions(predictions, test_labels, system=system.label, dataset=label))
+        n_predicted = sum(1 for p in predictions if not p.error)
         result.speed.append({
             "system": system.label,
             "dataset": label,
-            "pages_per_s": len(test_documents) / max(memory.seconds, 1e-9),
-            "peak_rss_mb": memory.peak_mb,
-            "rss_increase_mb": memory.peak_mb - memory.start_mb,
-            "n_test_pages": len(test_pages),
-            "n_train_pages": len(train_pages) if recognizer.needs_training else 0,
+            "pages_per_s": n_predicted / max(predict_s, 1e-9),
+            "peak_rss_mb": peak_mb,
+            "rss_increase_mb": increase_mb,
+            "n_test_pages": n_test,
+            "n_train_pages": len(folds[0][0]) if recognizer.needs_training else 0,
             "fit_s": fit_s,
-            "predict_s": memory.seconds,
+            "predict_s": predict_s,
         })
         logger.info("%s on %s: %.1f pages/s, peak RSS %.0f MB", system.label, label,
-                    result.speed[-1]["pages_per_s"], memory.peak_mb)
+                    result.speed[-1]["pages_per_s"], peak_mb)
     return result
 
 
