@@ -26,18 +26,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     train = commands.add_parser("train", help="train a model from a YAML config and evaluate its test split")
     train.add_argument("config", help="YAML config file (see configs/)")
+    train.add_argument("--ship", action="store_true",
+                       help="also copy the model into the package's shipped models (mainentity/pretrained/NAME)")
 
     predict = commands.add_parser("predict", help="predict the main entity of every page of a site dump")
-    predict.add_argument("model", help="model directory written by 'train'")
-    predict.add_argument("site_dump", help="site dump directory (or a dataset of site dumps)")
+    predict.add_argument("paths", nargs="+", metavar="[MODEL] SITE_DUMP",
+                         help="a model directory written by 'train' or a shipped model's name (default: the "
+                              "general model), then a site dump directory (or a dataset of site dumps)")
     predict.add_argument("-o", "--output", required=True, help="output file, .jsonl or .csv (resumed if it exists)")
     predict.add_argument("--base-url", help="URL prefix for pages without a manifest or <base href>")
     predict.add_argument("--retry-errors", action="store_true",
                          help="predict again the pages whose rows in the output have an error")
 
     evaluate = commands.add_parser("evaluate", help="evaluate a model on a labeled dataset")
-    evaluate.add_argument("model", help="model directory written by 'train'")
-    evaluate.add_argument("dataset", help="labeled dataset (sites/<id>/manifest.jsonl) or site dump")
+    evaluate.add_argument("paths", nargs="+", metavar="[MODEL] DATASET",
+                          help="a model directory or a shipped model's name (default: the general model), then "
+                               "a labeled dataset (sites/<id>/manifest.jsonl) or site dump")
     evaluate.add_argument("-o", "--output", help="report directory (default MODEL/evaluations/<dataset>)")
 
     benchmark = commands.add_parser(
@@ -70,6 +74,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _model_and_input(paths: Sequence[str], what: str) -> tuple[str | None, str]:
+    """``[MODEL] INPUT`` -> ``(model or None for the default, input)``."""
+    if len(paths) > 2:
+        raise ValueError(f"expected [MODEL] {what}; got {len(paths)} paths: {' '.join(paths)}")
+    return (paths[0], paths[1]) if len(paths) == 2 else (None, paths[0])
+
+
 def run_command(args: argparse.Namespace) -> int:
     """Carry out a parsed command; returns the exit status."""
     from mainentity import runs
@@ -78,13 +89,15 @@ def run_command(args: argparse.Namespace) -> int:
     if args.command == "train":
         run_dir = runs.train(load_config(args.config))
         print(f"model and report written to {run_dir}")
+        if args.ship:
+            print(f"model shipped to {runs.ship_model(run_dir)}")
     elif args.command == "predict":
-        n_rows = runs.predict(
-            args.model, args.site_dump, args.output, base_url=args.base_url, retry_errors=args.retry_errors
-        )
+        model, site_dump = _model_and_input(args.paths, "SITE_DUMP")
+        n_rows = runs.predict(model, site_dump, args.output, base_url=args.base_url, retry_errors=args.retry_errors)
         print(f"{n_rows} rows written to {args.output}")
     elif args.command == "evaluate":
-        out_dir = runs.evaluate(args.model, args.dataset, args.output)
+        model, dataset = _model_and_input(args.paths, "DATASET")
+        out_dir = runs.evaluate(model, dataset, args.output)
         print(f"report written to {out_dir / 'report.md'}")
     elif args.command == "benchmark":
         from mainentity.benchmark.run import run_benchmark

@@ -17,6 +17,8 @@ import dataclasses
 import hashlib
 import json
 import logging
+import os
+import shutil
 import time
 import warnings
 from collections import Counter
@@ -227,8 +229,82 @@ def _evaluate(predictions, labels, config: Config, out_dir: Path, *, title: str,
     return summary.iloc[0].to_dict() if len(summary) else {}
 
 
-def load_model(model_dir: str | Path) -> TrainedModel:
-    """Load a model directory written by :func:`train`.
+#: Where the models that ship with the package live: ``pretrained/<name>/`` beside this module.
+PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
+
+#: The model used when a command names none: the general recogniser trained on all shared labeled data.
+DEFAULT_MODEL = "general"
+
+
+def pretrained_names() -> list[str]:
+    """Names of the models that ship with the package (directories under :data:`PRETRAINED_DIR`).
+
+    >>> "general" in pretrained_names()
+    True
+    """
+    if not PRETRAINED_DIR.is_dir():
+        return []
+    return sorted(path.name for path in PRETRAINED_DIR.iterdir() if (path / MODEL_FILE).is_file())
+
+
+def resolve_model(model: str | Path | None) -> Path:
+    """The model directory a command means: a directory, the name of a shipped model, or the default.
+
+    Parameters
+    ----------
+    model : str, Path or None
+        A model directory written by :func:`train`; else the name of a model that ships with the package
+        (:func:`pretrained_names`); ``None`` for :data:`DEFAULT_MODEL`.
+
+    Returns
+    -------
+    directory : Path
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``model`` is neither a directory nor a shipped model's name (the message lists those).
+
+    Examples
+    --------
+    >>> resolve_model(None).name
+    'general'
+    """
+    if model is None:
+        model = DEFAULT_MODEL
+    if Path(model).is_dir():
+        return Path(model)
+    if str(model) in pretrained_names():
+        return PRETRAINED_DIR / str(model)
+    raise FileNotFoundError(
+        f"{model} is neither a model directory nor a model that ships with mainentity "
+        f"({', '.join(pretrained_names()) or 'none installed'})"
+    )
+
+
+def ship_model(run_dir: str | Path, name: str | None = None) -> Path:
+    """Copy a trained model (model file, ``config.yaml``, ``meta.json``) into the package's shipped models.
+
+    Files are replaced atomically, one by one; other files of the shipped model's directory (its notes
+    on data sources) are kept.
+
+    Returns
+    -------
+    directory : Path
+        ``PRETRAINED_DIR / name`` (``name`` defaults to the run directory's name).
+    """
+    run_dir = Path(run_dir)
+    target = PRETRAINED_DIR / (name or run_dir.name)
+    target.mkdir(parents=True, exist_ok=True)
+    for file_name in (MODEL_FILE, "config.yaml", "meta.json"):
+        temporary = target / (file_name + ".tmp")
+        shutil.copyfile(run_dir / file_name, temporary)
+        os.replace(temporary, target / file_name)
+    return target
+
+
+def load_model(model_dir: str | Path | None = None) -> TrainedModel:
+    """Load a model directory written by :func:`train`, or a shipped model by name (see :func:`resolve_model`).
 
     The model file is read with :func:`mainentity.model_io.load_model_file`, which builds no object
     of an untrusted type, so a model directory from someone else can be opened safely.
@@ -243,7 +319,7 @@ def load_model(model_dir: str | Path) -> TrainedModel:
     mainentity.model_io.UntrustedModelError
         If the model file names a type that is not trusted.
     """
-    directory = Path(model_dir)
+    directory = resolve_model(model_dir)
     if not (directory / "config.yaml").is_file():
         raise FileNotFoundError(f"{directory} is not a model directory: config.yaml is missing")
     if not (directory / MODEL_FILE).is_file():
@@ -262,7 +338,7 @@ def load_model(model_dir: str | Path) -> TrainedModel:
 
 
 def predict(
-    model_dir: str | Path,
+    model_dir: str | Path | None,
     site_dump: str | Path,
     output: str | Path,
     *,
@@ -314,7 +390,7 @@ def cleaners_for(model: TrainedModel, pages: Sequence[Page]) -> dict:
     return cleaners
 
 
-def evaluate(model_dir: str | Path, dataset: str | Path, out_dir: str | Path | None = None) -> Path:
+def evaluate(model_dir: str | Path | None, dataset: str | Path, out_dir: str | Path | None = None) -> Path:
     """Predict every labeled page of a dataset with a trained model and write the evaluation report.
 
     Returns
@@ -340,7 +416,9 @@ def evaluate(model_dir: str | Path, dataset: str | Path, out_dir: str | Path | N
             "how it does on new pages."
         )
         warnings.warn(f"evaluate {dataset}: {notes[0]}", UserWarning, stacklevel=2)
-    out = Path(out_dir) if out_dir else Path(model_dir) / "evaluations" / Path(dataset).name
+    # a shipped model's reports go under runs/, never into the installed package
+    home = Path("runs") / model.directory.name if model.directory.parent == PRETRAINED_DIR else model.directory
+    out = Path(out_dir) if out_dir else home / "evaluations" / Path(dataset).name
     out.mkdir(parents=True, exist_ok=True)
     cleaners = cleaners_for(model, labeled)
     stream = iter_documents(labeled, needs_render=model.recognizer.needs_render, render=model.config.render)
