@@ -19,7 +19,7 @@ def test_readme_has_two_setup_commands_and_ci_runs_the_test_one():
     commands = re.findall(r"```bash\n(.*?)\n```", setup, flags=re.S)
     assert len(commands) == 2
     install, test = commands
-    assert "apt-get install -y chromium" in install and "train.py configs/sample-msrbfn.yaml" in install
+    assert "apt-get install -y chromium" in install and "mainentity predict datasets/sample-shop" in install
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
     assert test.strip() in ci
 

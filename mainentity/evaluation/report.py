@@ -27,6 +27,7 @@ import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from mainentity.evaluation.metrics import METRICS, SCORE_KEYS, f1_from, score_page
@@ -59,6 +60,7 @@ PER_PAGE_COLUMNS: list[str] = [
     "url",
     "gold",
     "prediction",
+    "score",
     "error",
     "n_candidates",
     *SCORE_KEYS,
@@ -174,6 +176,7 @@ def _row(system: str, dataset: str, prediction: Prediction, scores: Mapping, err
         "url": prediction.url,
         "gold": scores["best_label"],
         "prediction": prediction.main_entity,
+        "score": prediction.score,
         "error": error,
         "n_candidates": len(prediction.candidates),
         **{key: scores[key] for key in SCORE_KEYS},
@@ -366,6 +369,44 @@ _DEFINITIONS = [
 ]
 
 
+def reliability_table(per_page: pd.DataFrame, n_bins: int = 10) -> pd.DataFrame:
+    """Reliability diagram as a table: per bin of the predicted probability, how often it was right.
+
+    Only pages whose ``score`` is a probability in [0, 1] count (recognisers with calibrated scores,
+    e.g. ``general``); "right" is an exact match. A calibrated recogniser has ``accuracy`` close to
+    ``mean_score`` in every bin (DeGroot & Fienberg 1983; Niculescu-Mizil & Caruana 2005).
+
+    Parameters
+    ----------
+    per_page : DataFrame
+        From :func:`evaluate_predictions` (columns ``score`` and ``exact``).
+    n_bins : int, default 10
+        Equal-width bins of [0, 1].
+
+    Returns
+    -------
+    table : DataFrame
+        Columns ``bin`` ("0.9-1.0"), ``n_pages``, ``mean_score``, ``accuracy``; non-empty bins only.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"score": [0.95, 0.92, 0.15, float("nan")], "exact": [1.0, 1.0, 0.0, 1.0]})
+    >>> reliability_table(df).to_dict("records")  # doctest: +NORMALIZE_WHITESPACE
+    [{'bin': '0.1-0.2', 'n_pages': 1, 'mean_score': 0.15, 'accuracy': 0.0},
+     {'bin': '0.9-1.0', 'n_pages': 2, 'mean_score': 0.935, 'accuracy': 1.0}]
+    """
+    scored = per_page[per_page["score"].between(0.0, 1.0)]
+    index = np.minimum((scored["score"].to_numpy() * n_bins).astype(int), n_bins - 1)
+    rows = []
+    for b in range(n_bins):
+        chosen = scored[index == b]
+        if len(chosen):
+            rows.append({"bin": f"{b / n_bins:.1f}-{(b + 1) / n_bins:.1f}", "n_pages": len(chosen),
+                         "mean_score": round(float(chosen["score"].mean()), 4),
+                         "accuracy": round(float(chosen["exact"].mean()), 4)})
+    return pd.DataFrame(rows, columns=["bin", "n_pages", "mean_score", "accuracy"])
+
+
 def write_report(
     per_page: pd.DataFrame,
     out_dir: str | os.PathLike,
@@ -420,9 +461,15 @@ def write_report(
         confidence = summary.attrs.get("confidence")
         level = f"{confidence:.0%} " if confidence is not None else ""
         notes_md += f"\n- [low, high]: {level}bootstrap percentile confidence interval over pages."
+    reliability = reliability_table(per_page) if "score" in per_page.columns else pd.DataFrame()
+    reliability_md = (
+        "## Reliability of the scores\n\nPages whose score lies in [0, 1] (for `general`: the calibrated probability that the answer "
+        "is right), binned by it, against how often they were exactly right:\n\n" + markdown_table(reliability) + "\n\n"
+        if len(reliability) else ""
+    )
     report = (
         f"# {title}\n\n## Overall\n\n{markdown_table(with_intervals(summary, '.3f'))}\n\n"
-        f"## Per site\n\n{markdown_table(sites[site_columns])}\n\n## Notes\n\n{notes_md}\n"
+        f"## Per site\n\n{markdown_table(sites[site_columns])}\n\n{reliability_md}## Notes\n\n{notes_md}\n"
     )
     write_text_atomic(paths["report"], report)
     return paths

@@ -1,0 +1,93 @@
+"""Pages the earlier model got wrong (../shared/cases) and our own pages of the same kinds, answered by
+the general model that ships with the package. Start Chromium."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from mainentity.config import RenderConfig
+from mainentity.pipeline import iter_documents
+from mainentity.records import Page
+from mainentity.runs import load_model
+
+pytestmark = pytest.mark.browser
+
+CASES = Path(__file__).resolve().parents[2] / "shared" / "cases"
+
+
+@pytest.fixture(scope="module")
+def general_model():
+    return load_model(None)
+
+
+def answer(model, pages, render_cache_dir):
+    render = RenderConfig(cache_dir=str(render_cache_dir))
+    documents = [document for _, document, _ in iter_documents(pages, needs_render=True, render=render)]
+    assert all(document is not None for document in documents)
+    by_key = {(p.site_id, p.path): p for p in model.recognizer.predict(documents)}
+    return [by_key[(page.site_id, page.path)] for page in pages]
+
+
+def case_pages():
+    if not CASES.is_dir():
+        pytest.skip(f"no shared cases at {CASES}")
+    pages = []
+    for html in sorted(CASES.glob("*.html")):
+        meta = json.loads(html.with_suffix(".json").read_text(encoding="utf-8"))
+        pages.append(Page(html.stem, html.name, meta["url"], html.read_text(encoding="utf-8"),
+                          tuple(meta["main_entity"])))
+    return pages
+
+
+def test_shared_cases(general_model, render_cache_dir):
+    pages = case_pages()
+    assert len(pages) >= 2
+    for page, prediction in zip(pages, answer(general_model, pages, render_cache_dir), strict=True):
+        assert prediction.main_entity in page.main_entity, (page.site_id, prediction.main_entity, prediction.candidates)
+
+
+STYLE = ("<style>.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}"
+         "body{font-family:serif} .cap{float:left;font-size:{cap}px;line-height:1} h2{font-size:36px}</style>")
+
+
+def drop_cap_page(letter: str, rest: str, site: str) -> Page:
+    """A story whose headline's first letter is a floated, aria-hidden drop cap, with a screen-reader copy."""
+    html = (f"<!DOCTYPE html><html><head><title>{letter}{rest} | {site}</title>"
+            f"{STYLE.replace('{cap}', '84')}</head><body>"
+            f"<div style='font-size:28px;font-weight:bold'>{site}</div>"
+            "<nav><a href='/'>Home</a> <a href='/news/'>News</a> <a href='/sport/'>Sport</a></nav>"
+            f"<main><div style='font-size:12px'>Coast · Weather</div>"
+            f"<h2><span class='cap' aria-hidden='true'>{letter}</span><span class='sr'>{letter}</span>{rest}</h2>"
+            "<p style='font-size:18px'>" + "The tide came in faster than the forecast said it would. " * 6 + "</p>"
+            "</main><footer>Contact · About</footer></body></html>")
+    return Page("own-drop-cap", f"{letter}.html", f"https://{site.lower().replace(' ', '')}.example/story/1", html,
+                (f"{letter}{rest}",))
+
+
+def two_stories_page() -> Page:
+    """Two full stories on one page, ``<title>`` and ``og:site_name`` only the site name, headlines as h2."""
+    stories = [("Night trains return to the valley line", "/2041/night-trains-return-to-the-valley-line/"),
+               ("Council votes to keep the old lido open all winter", "/2042/council-votes-to-keep-the-lido/")]
+    body = "".join(
+        f"<article><div style='font-size:11px;text-transform:uppercase'>Transport</div>"
+        f"<h2 style='font-size:30px'>{headline}</h2><div style='font-size:12px'>By A. Writer</div>"
+        "<p style='font-size:17px'>" + "Passengers will be able to board from ten in the evening. " * (5 + 3 * i)
+        + "</p></article>" + ("<div style='font-size:12px;font-weight:bold'>Up next</div>" if i == 0 else "")
+        for i, (headline, _) in enumerate(stories))
+    html = ("<!DOCTYPE html><html><head><title>Valley Post</title><meta property='og:site_name' content='Valley Post'>"
+            "</head><body><header><span style='font-size:26px;font-weight:900'>Valley Post</span>"
+            "<a href='/latest/'>Latest</a> <a href='/transport/'>Transport</a></header>"
+            f"<main>{body}</main><footer>© Valley Post</footer></body></html>")
+    return Page("own-two-stories", "story.html", "https://valleypost.example" + stories[0][1], html, (stories[0][0],))
+
+
+def test_own_pages_of_the_same_kinds(general_model, render_cache_dir):
+    pages = [drop_cap_page("W", "inter storms reach the harbour early", "Bay Courier"),
+             drop_cap_page("A", "n old ferry finds a new route", "Harbour Times"),
+             two_stories_page()]
+    for page, prediction in zip(pages, answer(general_model, pages, render_cache_dir), strict=True):
+        assert prediction.main_entity == page.main_entity[0], (page.path, prediction.main_entity, prediction.candidates)
+        assert 0.0 <= prediction.score <= 1.0
