@@ -19,16 +19,19 @@ def test_blocks_then_segments_then_title_segments():
         segments=(block("The Long Road", kind="run"), block("(Paperback)", kind="run")),
     )
     kinds = [(c.kind, c.text) for c in page_candidates(rendered)]
+    # the title segment "The Long Road" is the run already there; the whole title, not shown, has no box
     assert kinds == [("block", "The Long Road (Paperback)"), ("block", "Menu"), ("run", "The Long Road"),
-                     ("run", "(Paperback)")]  # the title segment "The Long Road" is the run already there
+                     ("run", "(Paperback)"), ("title", "The Long Road - Good Books")]
+    assert page_candidates(rendered)[-1].width == 0.0
 
 
 def test_title_segments_take_the_box_of_the_tightest_block_holding_them():
     rendered = RenderedPage("Lantern makers | North Shore Journal", (), ())
     long = block("Read: Lantern makers and their craft", y=500)
     short = block("Lantern makers at work", y=100)
-    (candidate,) = title_segment_candidates(rendered, [long, short])
+    whole, candidate = title_segment_candidates(rendered, [long, short])
     assert (candidate.text, candidate.kind, candidate.y) == ("Lantern makers", "title", 100.0)
+    assert (whole.text, whole.width, whole.font_size) == ("Lantern makers | North Shore Journal", 0.0, 0.0)
 
 
 def test_hidden_and_wordless_candidates_are_left_out_unless_nothing_is_visible():

@@ -463,8 +463,9 @@ def write_report(
         notes_md += f"\n- [low, high]: {level}bootstrap percentile confidence interval over pages."
     reliability = reliability_table(per_page) if "score" in per_page.columns else pd.DataFrame()
     reliability_md = (
-        "## Reliability of the scores\n\nPages whose score lies in [0, 1] (for `general`: the calibrated probability that the answer "
-        "is right), binned by it, against how often they were exactly right:\n\n" + markdown_table(reliability) + "\n\n"
+        "## Reliability of the scores\n\nPages whose score lies in [0, 1] (for `general`: the calibrated "
+        "probability that the answer is right), binned by it, against how often they were exactly right:\n\n"
+        + markdown_table(reliability) + "\n\n"
         if len(reliability) else ""
     )
     report = (

@@ -10,7 +10,8 @@ candidates of a page are:
 - ``run``, ``visible``, ``heading``: the renderer's segments (:attr:`RenderedPage.segments`: style
   runs inside a merged block, a merged block's visible text, a whole heading element);
 - ``title``: the segments of the ``<title>`` and meta titles (Gali & Fränti 2016, TTA segmentation)
-  that appear in the page's visible text, with the box of the smallest visible block that holds them.
+  that appear in the page's visible text, with the box of the smallest visible block that holds them,
+  and each whole title the page does not show, with an empty box.
 
 Duplicates (same normalised text at the same place) are kept once, the first in that order.
 """
@@ -39,11 +40,13 @@ def title_strings(rendered: RenderedPage) -> list[str]:
 
 
 def title_segment_candidates(rendered: RenderedPage, blocks: list[TextBlock]) -> list[TextBlock]:
-    """Title and meta-title segments that appear in the visible text, as candidates of kind ``title``.
+    """Title and meta-title segments as candidates of kind ``title``.
 
     Each whole title and each of its segments (:func:`split_title`) is looked up in the normalised
     texts of ``blocks``; when one holds it, the candidate takes the style and box of the shortest such
-    block (the tightest place a person sees it).
+    block (the tightest place a person sees it). A whole title that no block holds is a candidate too,
+    with an empty box and font size 0 (pages whose only statement of their topic is the title tag);
+    its segments are not.
 
     Parameters
     ----------
@@ -60,8 +63,8 @@ def title_segment_candidates(rendered: RenderedPage, blocks: list[TextBlock]) ->
     Examples
     --------
     >>> h1 = TextBlock("Know Your Bible (Paperback)", "h1", "html[0]/body[1]/h1[0]", 32, 700, True, 8, 8, 400, 37)
-    >>> [c.text for c in title_segment_candidates(RenderedPage("Know Your Bible - Shop", (), ()), [h1])]
-    ['Know Your Bible']
+    >>> [(c.text, c.width) for c in title_segment_candidates(RenderedPage("Know Your Bible - Shop", (), ()), [h1])]
+    [('Know Your Bible - Shop', 0.0), ('Know Your Bible', 400)]
     """
     normalized = [normalize_text(block.text) for block in blocks]
     found: list[TextBlock] = []
@@ -73,7 +76,10 @@ def title_segment_candidates(rendered: RenderedPage, blocks: list[TextBlock]) ->
                 continue
             seen.add(key)
             holders = [i for i, text in enumerate(normalized) if key in text]
-            if holders:
+            if not holders and segment == title:  # a whole title the page does not show: no box
+                found.append(TextBlock(segment, "title", "html[0]/head[0]/title[0]", 0.0, 400, False, 0.0, 0.0, 0.0,
+                                       0.0, kind="title"))
+            elif holders:
                 block = blocks[min(holders, key=lambda i: len(normalized[i]))]
                 found.append(
                     TextBlock(segment, block.tag, block.dom_path, block.font_size, block.font_weight, block.bold,
@@ -105,7 +111,7 @@ def page_candidates(rendered: RenderedPage) -> list[TextBlock]:
     >>> sub = TextBlock("(Paperback)", "span", "p/span[0]", 14, 400, False, 70, 14, 80, 16)
     >>> both = TextBlock("Title (Paperback)", "h2", "p", 24, 700, True, 8, 8, 142, 28, merged=True)
     >>> [(c.kind, c.text) for c in page_candidates(RenderedPage("Title | Shop", (), (h2, sub, both)))]
-    [('block', 'Title'), ('block', '(Paperback)'), ('block', 'Title (Paperback)')]
+    [('block', 'Title'), ('block', '(Paperback)'), ('block', 'Title (Paperback)'), ('title', 'Title | Shop')]
     """
     blocks = [block for block in rendered.blocks if not block.hidden] or list(rendered.blocks)
     segments = [segment for segment in rendered.segments if not segment.hidden]

@@ -32,7 +32,10 @@ the page's own statements of its title (Gali & Fränti 2016: title tag, meta tit
     ``anchor_dice`` best Dice with an incoming anchor text (ILA).
 kind and place among the page's candidates
     ``kind_title`` a title segment found in the page (its layout is that of the block that holds it);
-    ``merged`` a merged block. Other kinds (style runs, visible texts, whole headings) have no column
+    ``in_page`` 0 for a whole title the page does not show (no box), else 1;
+    ``merged`` a merged block; ``coverage`` the candidate's share (in characters) of the text of the
+    nearest merged block that holds it (1 when none does: a headline's linked word or a style run is a
+    fragment, the merged headline is whole). Other kinds (style runs, visible texts, whole headings) have no column
     of their own: they are rarely the answer in training data, and a column would teach the ranker to
     distrust the very candidates that fix split headlines on new sites;
     ``order`` position among the candidates / their number; ``repeats`` log(1 + other candidates with
@@ -68,8 +71,8 @@ TRANSFER_FEATURES = (
     "h1", "heading", "fsize_ratio", "fsize_rank", "bold", "weight", "y_fold", "above_fold", "x_centre",
     "width", "lines", "log_words", "upper_share", "digit_share", "in_link", "title_dice",
     "title_segment_dice", "title_segment_exact", "title_last_segment", "in_title", "title_precision", "meta_dice",
-    "jsonld_dice", "url_dice", "site_name", "anchor_dice", "kind_title", "merged", "order", "repeats", "first_h1",
-    "best_title_dice", *SITE_FEATURES,
+    "jsonld_dice", "url_dice", "site_name", "anchor_dice", "kind_title", "in_page", "merged", "coverage", "order",
+    "repeats", "first_h1", "best_title_dice", *SITE_FEATURES,
 )
 
 #: Features whose larger values can only make a candidate more (+1) or less (-1) likely the main entity,
@@ -140,6 +143,32 @@ def _text_stats(text: str) -> tuple[frozenset[str], int, float, float, str]:
             n_digits += 1
     return (frozenset(tokens), len(tokens), n_upper / n_letters if n_letters else 0.0,
             n_digits / max(n_letters + n_digits, 1), "".join(tokens))
+
+
+def _coverage(candidates: Sequence[TextBlock], normalized: Sequence[str]) -> np.ndarray:
+    """Share of the nearest enclosing merged block's text that each candidate is (1 without one).
+
+    The enclosing merged block is found by walking up the candidate's ``dom_path`` (a merged block's
+    path is its element's); it must hold the candidate's normalised text.
+    """
+    merged = {}
+    for candidate, text in zip(candidates, normalized, strict=True):
+        if candidate.merged:
+            merged.setdefault(candidate.dom_path, text)
+    out = np.ones(len(candidates))
+    if not merged:
+        return out
+    for i, (candidate, text) in enumerate(zip(candidates, normalized, strict=True)):
+        if candidate.merged or not text:
+            continue
+        path = candidate.dom_path
+        while path:
+            whole = merged.get(path)
+            if whole is not None and text in whole:
+                out[i] = len(text) / len(whole)
+                break
+            path = path.rpartition("/")[0]
+    return out
 
 
 def _site_names(rendered: RenderedPage, domain: str) -> tuple[str, ...]:
@@ -298,7 +327,9 @@ def candidate_features(
     columns["anchor_dice"] = dice[:, 5]
 
     columns["kind_title"] = np.array([candidate.kind == "title" for candidate in candidates], dtype=float)
+    columns["in_page"] = (width > 0).astype(float)
     columns["merged"] = np.array([candidate.merged for candidate in candidates], dtype=float)
+    columns["coverage"] = _coverage(candidates, normalized)
     columns["order"] = np.arange(n) / n
     counts = Counter(normalized)
     columns["repeats"] = np.array([min(math.log1p(counts[key] - 1) / math.log(11), 1.0) for key in normalized])

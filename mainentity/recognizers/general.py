@@ -276,5 +276,6 @@ class GeneralRecognizer(Recognizer):
             score = float(self.calibrator_.predict_proba([score])[0])
         top = tuple(dict.fromkeys(candidates[i].text for i in order))[: self.n_top]
         answer = "" if self.abstain_below > 0 and score < self.abstain_below else best.text
-        return Prediction(page.site_id, page.path, page.url, main_entity=answer, score=score,
-                          bbox=(best.x, best.y, best.width, best.height), candidates=top)
+        box = (best.x, best.y, best.width, best.height) if best.width > 0 else None  # a title not shown
+        return Prediction(page.site_id, page.path, page.url, main_entity=answer, score=score, bbox=box,
+                          candidates=top)
