@@ -50,12 +50,26 @@ class SiteProfile:
         Slot (:func:`slot_of`) -> number of pages that have it.
     slot_unique : dict of str to int
         Slot -> number of pages on which its text appears in that slot on no other page.
+    title_pages : dict of str to int
+        Normalised ``<title>``/meta-title segment -> number of pages whose titles have it.
     """
 
     n_pages: int
     text_pages: dict[str, int] = field(default_factory=dict)
     slot_pages: dict[str, int] = field(default_factory=dict)
     slot_unique: dict[str, int] = field(default_factory=dict)
+    title_pages: dict[str, int] = field(default_factory=dict)
+
+    def site_title_segments(self, min_share: float = 0.5) -> tuple[str, ...]:
+        """Title segments on at least ``min_share`` of the site's pages (and on 2 or more): the site's name.
+
+        >>> SiteProfile(4, title_pages={"harbor lane goods": 4, "copper stand": 1}).site_title_segments()
+        ('harbor lane goods',)
+        """
+        if self.n_pages < 2:
+            return ()
+        return tuple(segment for segment, n in self.title_pages.items()
+                     if n >= 2 and n >= min_share * self.n_pages)
 
     def features(self, candidates: Sequence[TextBlock], slots: Sequence[str] | None = None) -> np.ndarray:
         """Site-level features of one page's candidates, columns :data:`SITE_FEATURES`.
@@ -99,7 +113,9 @@ class SiteProfile:
 
 
 def site_profile(
-    pages_candidates: Sequence[Sequence[TextBlock]], pages_slots: Sequence[Sequence[str]] | None = None
+    pages_candidates: Sequence[Sequence[TextBlock]],
+    pages_slots: Sequence[Sequence[str]] | None = None,
+    pages_title_segments: Sequence[Sequence[str]] = (),
 ) -> SiteProfile:
     """Count template texts and slots over the candidates of every page of one site.
 
@@ -109,6 +125,8 @@ def site_profile(
         The candidates of each page of the site (one inner sequence per page).
     pages_slots : sequence of sequences of str, optional
         Their slots (:func:`slot_of`), when already known.
+    pages_title_segments : sequence of sequences of str, optional
+        The ``<title>``/meta-title segments of each page (a segment every page repeats names the site).
 
     Returns
     -------
@@ -136,4 +154,5 @@ def site_profile(
         for slot, text in slots.items():
             slot_texts[slot][text] += 1
     slot_unique = {slot: sum(1 for count in texts.values() if count == 1) for slot, texts in slot_texts.items()}
-    return SiteProfile(len(pages_candidates), dict(text_pages), dict(slot_pages), slot_unique)
+    title_pages = Counter(key for segments in pages_title_segments for key in {normalize_text(s) for s in segments})
+    return SiteProfile(len(pages_candidates), dict(text_pages), dict(slot_pages), slot_unique, dict(title_pages))

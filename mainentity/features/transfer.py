@@ -25,8 +25,9 @@ the page's own statements of its title (Gali & Fränti 2016: title tag, meta tit
     ``meta_dice`` best Dice with og:title/twitter:title/meta title; ``jsonld_dice`` best Dice with a
     JSON-LD ``headline`` or ``name``; ``url_dice`` Dice with the terms of the URL's last path segment;
     ``site_name`` its letters and digits, run together, hold or are held by the page's
-    ``og:site_name`` or the URL's domain (:func:`~mainentity.features.title_segments.url_parts`, at
-    least 4 characters: "Quanta Magazine" on quantamagazine.org). Title segments that name the site
+    ``og:site_name``, a title segment that most pages of the site repeat, or the URL's domain
+    (:func:`~mainentity.features.title_segments.url_parts`), at least 4 characters: "Quanta Magazine"
+    on quantamagazine.org. Title segments that name the site
     are left out of the title features: a ``<title>`` that is only the site's name says nothing of
     the page;
     ``anchor_dice`` best Dice with an incoming anchor text (ILA).
@@ -171,9 +172,21 @@ def _coverage(candidates: Sequence[TextBlock], normalized: Sequence[str]) -> np.
     return out
 
 
-def _site_names(rendered: RenderedPage, domain: str) -> tuple[str, ...]:
-    """The site's names, squashed to letters and digits: ``og:site_name`` values and the URL's domain."""
+def page_title_segments(rendered: RenderedPage) -> list[str]:
+    """The whole titles and their segments (:func:`split_title`), each once, titles first.
+
+    >>> page_title_segments(RenderedPage("Tin | Harbor Lane", (("og:title", "Tin"),), ()))
+    ['Tin | Harbor Lane', 'Tin', 'Harbor Lane']
+    """
+    titles = title_strings(rendered)
+    return list(dict.fromkeys([*titles, *(piece for title in titles for piece in split_title(title))]))
+
+
+def _site_names(rendered: RenderedPage, domain: str, site_titles: Sequence[str] = ()) -> tuple[str, ...]:
+    """The site's names, squashed to letters and digits: ``og:site_name`` values, the URL's domain and
+    the title segments most pages of the site repeat."""
     names = [_text_stats(content)[4] for key, content in rendered.meta if key == "og:site_name"]
+    names += [_text_stats(segment)[4] for segment in site_titles]
     return tuple(name for name in [*names, domain.replace(".", "")] if len(name) >= 4)
 
 
@@ -182,9 +195,15 @@ def _is_site_name(text: str, site_names: Sequence[str]) -> bool:
 
     >>> _is_site_name("Quanta Magazine", ("quantamagazine",)), _is_site_name("Chaos", ("quantamagazine",))
     (True, False)
+    >>> _is_site_name("Know Your Bible - Christianbook.com", ("christianbook",))
+    False
     """
     squashed = _text_stats(text)[4]
-    return len(squashed) >= 4 and any(squashed in name or name in squashed for name in site_names)
+    # "name in squashed" only for texts little longer than the name ("Christianbook.com"), not for a
+    # headline that mentions the site
+    return len(squashed) >= 4 and any(
+        squashed in name or (name in squashed and len(squashed) <= len(name) + 8) for name in site_names
+    )
 
 
 def _dice_with_references(terms: Sequence[frozenset[str]], reference_groups: Sequence[Sequence[str]]) -> np.ndarray:
@@ -302,17 +321,17 @@ def candidate_features(
     columns["in_link"] = np.array([candidate.in_link for candidate in candidates], dtype=float)
 
     domain, _, slug = url_parts(page.url) if page.url else ("", "", "")
-    site_names = _site_names(rendered, domain)
+    site_names = _site_names(rendered, domain, (profile or SiteProfile(1)).site_title_segments())
     titles = title_strings(rendered)
     split_titles = [split_title(title) for title in titles]
-    segments = [segment for segment in dict.fromkeys([*titles, *(p for pieces in split_titles for p in pieces)])
-                if not _is_site_name(segment, site_names)]
+    segments = [segment for segment in page_title_segments(rendered) if not _is_site_name(segment, site_names)]
     segment_keys = {normalize_text(segment) for segment in segments}
     title_keys = [normalize_text(title) for title in titles]
     title_terms = frozenset(term for title in titles for term in _text_stats(title)[0])
     meta = list(rendered.meta_titles)
     dice = _dice_with_references(terms, [
-        [rendered.title] if rendered.title else [], segments, meta + [s for title in meta for s in split_title(title)],
+        [rendered.title] if rendered.title and not _is_site_name(rendered.title, site_names) else [], segments,
+        meta + [s for title in meta for s in split_title(title)],
         jsonld_titles(page.html), [slug], list(page.anchors),
     ])
     columns["title_dice"], columns["title_segment_dice"] = dice[:, 0], dice[:, 1]

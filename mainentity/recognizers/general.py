@@ -32,7 +32,12 @@ from sklearn.utils.validation import check_is_fitted
 from mainentity.features.candidates import page_candidates
 from mainentity.features.labels import main_entity_labels
 from mainentity.features.site import SITE_FEATURES, SiteProfile, site_profile, slot_of
-from mainentity.features.transfer import MONOTONIC_FEATURES, TRANSFER_FEATURES, candidate_features
+from mainentity.features.transfer import (
+    MONOTONIC_FEATURES,
+    TRANSFER_FEATURES,
+    candidate_features,
+    page_title_segments,
+)
 from mainentity.models.ranker import AnswerCalibrator, CandidateRanker, best_per_group, cross_fitted_scores
 from mainentity.recognizers.base import Recognizer
 from mainentity.records import Document, Prediction, TextBlock
@@ -131,7 +136,8 @@ class GeneralRecognizer(Recognizer):
         for indices in _by_site(documents).values():
             candidates = [page_candidates(documents[i].rendered) for i in indices]
             slots = [list(map(slot_of, page)) for page in candidates]
-            profile = site_profile(candidates, slots) if self.site_features else SiteProfile(1)
+            titles = [page_title_segments(documents[i].rendered) for i in indices]
+            profile = site_profile(candidates, slots, titles) if self.site_features else SiteProfile(1)
             for i, page, page_slots in zip(indices, candidates, slots, strict=True):
                 document = documents[i]
                 x = candidate_features(page, document.page, document.rendered, profile, page_slots)
