@@ -64,9 +64,16 @@ def test_smoke_run_of_every_config_writes_its_run_directory(path, tmp_path, rend
         pytest.skip("shared datasets not found")
     config = quick_config(path, tmp_path, render_cache_dir, max_pages=6)
     run_dir = train(config)
-    for name in ("model.skops", "config.yaml", "meta.json", "predictions.jsonl", "report.md", "summary.csv"):
+    held_out = config.data.split != "none" or bool(config.data.test_datasets)
+    written = ("model.skops", "config.yaml", "meta.json", *(("predictions.jsonl", "report.md", "summary.csv")
+                                                             if held_out else ()))
+    for name in written:
         assert (run_dir / name).is_file(), name
     meta = json.loads((run_dir / "meta.json").read_text())
+    if not held_out:  # a model to ship: every page trains, nothing is scored
+        assert meta["n_train_pages"] == 6 and meta["n_test_pages"] == 0
+        assert not (run_dir / "predictions.jsonl").exists()
+        return
     assert meta["n_train_pages"] + meta["n_test_pages"] == 6
     assert len((run_dir / "predictions.jsonl").read_text().splitlines()) == meta["n_test_pages"]
 
