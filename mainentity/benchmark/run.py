@@ -248,6 +248,7 @@ def _run_dataset(
         if not recognizer.needs_render:
             documents = [Document(document.page) for document in documents]
         predictions: list[Prediction] = []
+        n_predicted = 0
         fit_s = predict_s = peak_mb = increase_mb = 0.0
         try:
             cleaners = fit_cleaners(documents, system.cleaning, random_state=bench.seed)
@@ -266,6 +267,7 @@ def _run_dataset(
                         batch_size=max(1, len(test_documents)),
                     )
                 predict_s += memory.seconds
+                n_predicted += len(test_documents)
                 peak_mb = max(peak_mb, memory.peak_mb)
                 increase_mb = max(increase_mb, memory.peak_mb - memory.start_mb)
                 predictions += [p for p in failures if (p.site_id, p.path) in test_keys]
@@ -278,7 +280,6 @@ def _run_dataset(
             result.notes.append(f"Skipped {system.label} on {label}: training failed: {error}")
             continue
         result.per_page.append(evaluate_predictions(predictions, test_labels, system=system.label, dataset=label))
-        n_predicted = sum(1 for p in predictions if not p.error)
         result.speed.append({
             "system": system.label,
             "dataset": label,
