@@ -88,7 +88,8 @@ def run_command(args: argparse.Namespace) -> int:
 
     if args.command == "train":
         run_dir = runs.train(load_config(args.config))
-        print(f"model and report written to {run_dir}")
+        reported = (run_dir / "report.md").is_file()
+        print(f"model{' and report' if reported else ''} written to {run_dir}")
         if args.ship:
             print(f"model shipped to {runs.ship_model(run_dir)}")
     elif args.command == "predict":

@@ -369,11 +369,23 @@ def predict(
         if len(todo) < len(loaded.pages):
             n_done = len(loaded.pages) - len(todo)
             logger.info("resuming: %d of %d pages already in %s", n_done, len(loaded.pages), output)
-        cleaners = cleaners_for(model, todo)
-        stream = iter_documents(todo, needs_render=model.recognizer.needs_render, render=model.config.render)
+        inputs = todo
+        if model.recognizer.site_level:
+            # site-level evidence and the site vote see every page of a site, as in an uninterrupted run;
+            # rows already written are not written again
+            todo_sites = {page.site_id for page in todo}
+            inputs = [page for page in loaded.pages if page.site_id in todo_sites]
+        done_before = set(writer.done)
+
+        def write_new(prediction: Prediction) -> None:
+            if (prediction.site_id, prediction.path) not in done_before:
+                writer.write(prediction)
+
+        cleaners = cleaners_for(model, inputs)
+        stream = iter_documents(inputs, needs_render=model.recognizer.needs_render, render=model.config.render)
         predict_documents(
-            model.recognizer, _progress(stream, len(todo), "predict"), cleaners=cleaners, on_prediction=writer.write,
-            pages_per_site=Counter(page.site_id for page in todo),
+            model.recognizer, _progress(stream, len(inputs), "predict"), cleaners=cleaners, on_prediction=write_new,
+            pages_per_site=Counter(page.site_id for page in inputs),
         )
         return len(writer.done) - n_before
 
@@ -416,8 +428,10 @@ def evaluate(model_dir: str | Path | None, dataset: str | Path, out_dir: str | P
             "how it does on new pages."
         )
         warnings.warn(f"evaluate {dataset}: {notes[0]}", UserWarning, stacklevel=2)
-    # a shipped model's reports go under runs/, never into the installed package
-    home = Path("runs") / model.directory.name if model.directory.parent == PRETRAINED_DIR else model.directory
+    # a shipped model's reports go under runs/pretrained-<name>/, never into the installed package nor into
+    # the run directory that `train` writes for a config of the same name
+    home = (Path("runs") / f"pretrained-{model.directory.name}" if model.directory.parent == PRETRAINED_DIR
+            else model.directory)
     out = Path(out_dir) if out_dir else home / "evaluations" / Path(dataset).name
     out.mkdir(parents=True, exist_ok=True)
     cleaners = cleaners_for(model, labeled)

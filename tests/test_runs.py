@@ -9,10 +9,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 from conftest import REPO, SAMPLE_SHOP
 
 from mainentity.cli import main
-from mainentity.config import load_config
+from mainentity.config import config_to_dict, load_config
 from mainentity.evaluation.metrics import rouge1
 from mainentity.pipeline import iter_documents, load_pages
 from mainentity.runs import train
@@ -154,3 +155,24 @@ def test_msrbfn_on_real_pages_beats_trivial_baselines(tmp_path, render_cache_dir
     baseline = max(np.mean(first_block), np.mean(random_block))
     assert summary["rouge1_f"] > baseline + 0.4, (summary["rouge1_f"], baseline)
     assert summary["h_f1"] > 0.5
+
+
+@pytest.mark.browser
+def test_resuming_a_site_level_model_gives_the_rows_of_an_uninterrupted_run(tmp_path, render_cache_dir):
+    """The general model profiles every page of a site, also when only some of its rows are missing."""
+    from mainentity.runs import load_model, predict
+
+    model = load_model(None)
+    model_dir = tmp_path / "general"
+    shutil.copytree(model.directory, model_dir)
+    config = load_config(model_dir / "config.yaml")
+    config = dataclasses.replace(config, render=dataclasses.replace(config.render, cache_dir=str(render_cache_dir)))
+    (model_dir / "config.yaml").write_text(yaml.safe_dump(config_to_dict(config)), encoding="utf-8")
+    out = tmp_path / "rows.jsonl"
+    assert predict(model_dir, SAMPLE_SHOP, out) == 42
+    rows = out.read_text(encoding="utf-8").splitlines()
+    kept = [row for i, row in enumerate(rows) if i % 7]  # lose every 7th row, as an interrupted run would
+    out.write_text("\n".join(kept) + "\n", encoding="utf-8")
+    assert predict(model_dir, SAMPLE_SHOP, out) == 42 - len(kept)
+    by_path = lambda lines: {json.loads(line)["path"]: json.loads(line) for line in lines}  # noqa: E731
+    assert by_path(out.read_text(encoding="utf-8").splitlines()) == by_path(rows)

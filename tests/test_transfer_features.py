@@ -73,3 +73,14 @@ def test_site_features_tell_template_text_from_the_varying_slot():
     assert x[:, names.index("slot_variety")].tolist() == [0.0, 1.0, 0.0]
     # a site of one page has no evidence: all zeros
     assert not site_profile(pages[:1]).features(pages[0]).any()
+
+
+def test_boxes_that_are_not_finite_count_as_empty():
+    from mainentity.features.candidates import page_candidates
+
+    nan, inf = float("nan"), float("inf")
+    odd = TextBlock("Odd", "p", "html[0]/body[1]/p[0]", 16.0, 400, False, nan, nan, inf, 20.0)
+    rendered = RenderedPage("", (), (odd, block("Fine", 10)))
+    candidates = page_candidates(rendered)
+    x = candidate_features(candidates, Page("s", "p.html", "", ""), rendered)
+    assert np.isfinite(x).all() and column(x, "width")[0] == 0.0

@@ -18,6 +18,7 @@ Duplicates (same normalised text at the same place) are kept once, the first in 
 
 from __future__ import annotations
 
+import math
 import re
 
 from mainentity.features.title_segments import split_title
@@ -28,6 +29,11 @@ from mainentity.text import normalize_text
 CANDIDATE_KINDS = ("block", "run", "visible", "heading", "title")
 
 _HAS_WORD = re.compile(r"\w")
+
+
+def _place(value: float) -> int:
+    """A coordinate rounded to the CSS px for duplicate detection (-1 when it is not finite)."""
+    return round(value) if math.isfinite(value) else -1
 
 
 def title_strings(rendered: RenderedPage) -> list[str]:
@@ -119,7 +125,7 @@ def page_candidates(rendered: RenderedPage) -> list[TextBlock]:
     candidates: list[TextBlock] = []
     seen: set[tuple[str, int, int]] = set()
     for candidate in pool + title_segment_candidates(rendered, pool):
-        key = (normalize_text(candidate.text), round(candidate.x), round(candidate.y))
+        key = (normalize_text(candidate.text), _place(candidate.x), _place(candidate.y))
         if key in seen or not _HAS_WORD.search(key[0]):
             continue
         seen.add(key)

@@ -40,7 +40,7 @@ kind and place among the page's candidates
     of their own: they are rarely the answer in training data, and a column would teach the ranker to
     distrust the very candidates that fix split headlines on new sites;
     ``order`` position among the candidates / their number; ``repeats`` log(1 + other candidates with
-    the same text) / log(11); ``first_h1`` the first h1 candidate in document order;
+    the same text) / log(11); ``first_h1`` the h1 candidate(s) highest on the page;
     ``best_title_dice`` its ``title_segment_dice`` is the page's highest (and > 0).
 site (:mod:`mainentity.features.site`)
     ``has_site``, ``template_share``, ``slot_share``, ``slot_variety``.
@@ -305,10 +305,9 @@ def candidate_features(
     columns["fsize_rank"] = 1.0 - rank / max(len(distinct) - 1, 1)
     columns["bold"] = np.array([candidate.bold for candidate in candidates], dtype=float)
     columns["weight"] = np.array([candidate.font_weight for candidate in candidates], dtype=float) / 900.0
-    y = np.array([candidate.y for candidate in candidates], dtype=float)
-    x = np.array([candidate.x for candidate in candidates], dtype=float)
-    width = np.array([candidate.width for candidate in candidates], dtype=float)
-    height = np.array([candidate.height for candidate in candidates], dtype=float)
+    # a box that is not finite (never seen from Chromium, but records may come from elsewhere) counts as empty
+    y, x, width, height = (np.nan_to_num(np.array([getattr(c, name) for c in candidates], dtype=float),
+                                         nan=0.0, posinf=0.0, neginf=0.0) for name in ("y", "x", "width", "height"))
     page_width = max(rendered.width, 1.0)
     columns["y_fold"] = np.clip(y / FOLD_PX, 0.0, 4.0)
     columns["above_fold"] = (y + height / 2 < FOLD_PX).astype(float)
