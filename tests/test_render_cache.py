@@ -187,3 +187,10 @@ def test_settings_validation():
         RenderSettings(retries=-1)
     with pytest.raises(ValueError, match="viewport_width must be >= 1; got 0"):
         RenderSettings(viewport_width=0)
+
+
+def test_a_subresource_requested_twice_keys_the_entry_as_once():
+    page = Page("s", "1.htm", "http://s.test/1", "<h1>Hi</h1>")
+    once = [("http://s.test/a.css", "ab12"), ("", "dump holds subresources")]
+    twice = [once[0], *once]
+    assert cache_key(page, RenderSettings(), twice) == cache_key(page, RenderSettings(), once)

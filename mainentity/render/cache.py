@@ -107,7 +107,7 @@ def cache_key(
     digest.update(page.html.encode("utf-8", "surrogatepass"))
     if subresources is not None:
         digest.update(b"\0")
-        digest.update(json.dumps(sorted(map(list, subresources))).encode("utf-8"))
+        digest.update(json.dumps(sorted(set(map(tuple, subresources)))).encode("utf-8"))  # duplicates: once
     return digest.hexdigest()
 
 
