@@ -18,6 +18,7 @@ Duplicates (same normalised text at the same place) are kept once, the first in 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 
@@ -43,6 +44,20 @@ def title_strings(rendered: RenderedPage) -> list[str]:
     ['A | Shop', 'A']
     """
     return [title for title in (rendered.title, *rendered.meta_titles) if title]
+
+
+def page_title_segments(rendered: RenderedPage) -> list[str]:
+    """Each title (:func:`title_strings`) followed by its segments (:func:`split_title`), each text once.
+
+    >>> page_title_segments(RenderedPage("Tin | Harbor Lane", (("og:title", "Tin"),), ()))
+    ['Tin | Harbor Lane', 'Tin', 'Harbor Lane']
+    """
+    return list(dict.fromkeys(piece for title in title_strings(rendered) for piece in _with_segments(title)))
+
+
+def _with_segments(title: str) -> list[str]:
+    """A title followed by its segments, each once."""
+    return list(dict.fromkeys([title, *split_title(title)]))
 
 
 def title_segment_candidates(rendered: RenderedPage, blocks: list[TextBlock]) -> list[TextBlock]:
@@ -76,22 +91,18 @@ def title_segment_candidates(rendered: RenderedPage, blocks: list[TextBlock]) ->
     found: list[TextBlock] = []
     seen: set[str] = set()
     for title in title_strings(rendered):
-        for segment in dict.fromkeys([title, *split_title(title)]):
+        for segment in _with_segments(title):
             key = normalize_text(segment)
             if not key or key in seen or not _HAS_WORD.search(key):
                 continue
             seen.add(key)
             holders = [i for i, text in enumerate(normalized) if key in text]
             if not holders and segment == title:  # a whole title the page does not show: no box
-                found.append(TextBlock(segment, "title", "html[0]/head[0]/title[0]", 0.0, 400, False, 0.0, 0.0, 0.0,
-                                       0.0, kind="title"))
+                found.append(TextBlock(segment, "title", "html[0]/head[0]/title[0]", 0.0, 400, False, 0.0, 0.0,
+                                       0.0, 0.0, kind="title"))
             elif holders:
                 block = blocks[min(holders, key=lambda i: len(normalized[i]))]
-                found.append(
-                    TextBlock(segment, block.tag, block.dom_path, block.font_size, block.font_weight, block.bold,
-                              block.x, block.y, block.width, block.height, block.in_link, block.heading_level,
-                              False, False, "title")
-                )
+                found.append(dataclasses.replace(block, text=segment, hidden=False, merged=False, kind="title"))
     return found
 
 

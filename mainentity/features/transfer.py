@@ -56,9 +56,9 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 import numpy as np
-from scipy import sparse
 
-from mainentity.features.candidates import title_strings
+from mainentity.features.anchortext import dice_matrix
+from mainentity.features.candidates import page_title_segments, title_strings
 from mainentity.features.site import SITE_FEATURES, SiteProfile
 from mainentity.features.title_segments import split_title, url_parts
 from mainentity.records import Page, RenderedPage, TextBlock
@@ -172,16 +172,6 @@ def _coverage(candidates: Sequence[TextBlock], normalized: Sequence[str]) -> np.
     return out
 
 
-def page_title_segments(rendered: RenderedPage) -> list[str]:
-    """The whole titles and their segments (:func:`split_title`), each once, titles first.
-
-    >>> page_title_segments(RenderedPage("Tin | Harbor Lane", (("og:title", "Tin"),), ()))
-    ['Tin | Harbor Lane', 'Tin', 'Harbor Lane']
-    """
-    titles = title_strings(rendered)
-    return list(dict.fromkeys([*titles, *(piece for title in titles for piece in split_title(title))]))
-
-
 def _site_names(rendered: RenderedPage, domain: str, site_titles: Sequence[str] = ()) -> tuple[str, ...]:
     """The site's names, squashed to letters and digits: ``og:site_name`` values, the URL's domain and
     the title segments most pages of the site repeat."""
@@ -206,43 +196,24 @@ def _is_site_name(text: str, site_names: Sequence[str]) -> bool:
     )
 
 
-def _dice_with_references(terms: Sequence[frozenset[str]], reference_groups: Sequence[Sequence[str]]) -> np.ndarray:
-    """Best token Dice 2|a & b| / (|a| + |b|) of each term set with each group of reference texts.
-
-    The set form of :func:`mainentity.features.anchortext.dice_matrix` (same values) for term sets
-    computed once per candidate; all references are matched in one sparse product, since a page has
-    hundreds of candidates and few references.
-
-    Parameters
-    ----------
-    terms : sequence of frozenset of str
-        The distinct terms of each candidate.
-    reference_groups : sequence of sequences of str
-        Groups of reference texts (e.g. the title segments, the anchor texts).
+def _dice_with_references(texts: Sequence[str], reference_groups: Sequence[Sequence[str]]) -> np.ndarray:
+    """Best token Dice (:func:`mainentity.features.anchortext.dice_matrix`) of each text with each group
+    of reference texts, all groups in one call.
 
     Returns
     -------
-    dice : ndarray of shape (n_candidates, n_groups)
-        Per group, the best Dice with any of its texts; 0 for an empty group or a candidate without terms.
+    dice : ndarray of shape (len(texts), len(reference_groups))
+        Per group, the best Dice with any of its texts; 0 for an empty group.
     """
-    references = [_text_stats(text)[0] for group in reference_groups for text in group]
-    group_of = np.repeat(np.arange(len(reference_groups)), [len(group) for group in reference_groups])
-    out = np.zeros((len(terms), len(reference_groups)))
-    vocabulary = {term: i for i, term in enumerate(frozenset().union(*references))}
-    if not vocabulary or not len(terms):
+    references = [text for group in reference_groups for text in group]
+    out = np.zeros((len(texts), len(reference_groups)))
+    if not references or not len(texts):
         return out
-    def incidence(term_sets):
-        rows = [(i, vocabulary[t]) for i, ts in enumerate(term_sets) for t in ts if t in vocabulary]
-        data = np.ones(len(rows))
-        index = np.array(rows, dtype=int).reshape(-1, 2)
-        return sparse.csr_matrix((data, (index[:, 0], index[:, 1])), shape=(len(term_sets), len(vocabulary)))
-    common = (incidence(terms) @ incidence(references).T).toarray()
-    sizes = np.add.outer([len(t) for t in terms], [len(r) for r in references])
-    dice = np.divide(2.0 * common, sizes, out=np.zeros_like(common), where=sizes > 0)
-    for group in range(len(reference_groups)):
-        columns = group_of == group
-        if columns.any():
-            out[:, group] = dice[:, columns].max(axis=1)
+    dice = dice_matrix(texts, references)
+    bounds = np.cumsum([0] + [len(group) for group in reference_groups])
+    for group, (start, stop) in enumerate(zip(bounds[:-1], bounds[1:], strict=True)):
+        if stop > start:
+            out[:, group] = dice[:, start:stop].max(axis=1)
     return out
 
 
@@ -328,7 +299,7 @@ def candidate_features(
     title_keys = [normalize_text(title) for title in titles]
     title_terms = frozenset(term for title in titles for term in _text_stats(title)[0])
     meta = list(rendered.meta_titles)
-    dice = _dice_with_references(terms, [
+    dice = _dice_with_references(texts, [
         [rendered.title] if rendered.title and not _is_site_name(rendered.title, site_names) else [], segments,
         meta + [s for title in meta for s in split_title(title)],
         jsonld_titles(page.html), [slug], list(page.anchors),

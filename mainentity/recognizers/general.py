@@ -29,14 +29,13 @@ from typing import ClassVar
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from mainentity.features.candidates import page_candidates
+from mainentity.features.candidates import page_candidates, page_title_segments
 from mainentity.features.labels import main_entity_labels
 from mainentity.features.site import SITE_FEATURES, SiteProfile, site_profile, slot_of
 from mainentity.features.transfer import (
     MONOTONIC_FEATURES,
     TRANSFER_FEATURES,
     candidate_features,
-    page_title_segments,
 )
 from mainentity.models.ranker import AnswerCalibrator, CandidateRanker, best_per_group, cross_fitted_scores
 from mainentity.recognizers.base import Recognizer
