@@ -19,6 +19,7 @@ from mainentity.linkgraph import AnchorCoverage, link_graph
 from mainentity.recognizers.base import Recognizer
 from mainentity.records import Document, Page, Prediction
 from mainentity.sitedump import PageFailure, read_dataset
+from mainentity.splits import site_folds, split_pages
 
 logger = logging.getLogger(__name__)
 
@@ -179,8 +180,6 @@ def train_test_folds(
         On a split that cannot be made (see :mod:`mainentity.splits`), or ``test_datasets`` without
         labeled pages.
     """
-    from mainentity.splits import site_folds, split_pages
-
     if data.split == "site-folds":
         return site_folds(labeled, data.n_folds, random_state=random_state)
     train, test = split_pages(labeled, method=data.split, train_fraction=data.train_fraction,

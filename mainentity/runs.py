@@ -292,6 +292,11 @@ def ship_model(run_dir: str | Path, name: str | None = None) -> Path:
     -------
     directory : Path
         ``PRETRAINED_DIR / name`` (``name`` defaults to the run directory's name).
+
+    Raises
+    ------
+    FileNotFoundError
+        If the run directory lacks the model file, ``config.yaml`` or ``meta.json``.
     """
     run_dir = Path(run_dir)
     target = PRETRAINED_DIR / (name or run_dir.name)

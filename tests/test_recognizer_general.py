@@ -93,3 +93,10 @@ def test_registered_and_unrendered_pages_get_an_error_row():
     assert prediction.error == "not rendered"
     (empty,) = recognizer.predict([Document(Page("x", "b.html", "http://x/b.html", ""), RenderedPage("", (), ()))])
     assert empty.error == "no text blocks"
+
+
+def test_fit_counts_every_skipped_document_in_one_warning():
+    documents = [*sites(["oak", "pine"], 3), Document(Page("x", "a.html", "http://x/a.html", "", main_entity=("A",))),
+                 Document(Page("x", "b.html", "http://x/b.html", "", main_entity=("B",)), RenderedPage("", (), ()))]
+    with pytest.warns(UserWarning, match="2 of 8 training documents skipped"):
+        GeneralRecognizer(max_iter=5, min_samples_leaf=2, calibrate=False).fit(documents)
