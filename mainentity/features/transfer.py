@@ -24,7 +24,7 @@ the page's own statements of its title (Gali & Fränti 2016: title tag, meta tit
     candidate holds ("the" holds 1/6 of "Bartleby the Scrivener Web Study Text");
     ``title_last_segment`` equal to the
     last of two or more segments of a title (where sites put their name); ``in_title`` the
-    candidate's text is a substring of a title; ``title_precision`` share of its terms in the titles;
+    candidate's text occurs in a title as whole words; ``title_precision`` share of its terms in the titles;
     ``meta_dice`` best Dice with og:title/twitter:title/meta title; ``jsonld_dice`` best Dice with a
     JSON-LD ``headline`` or ``name``; ``url_dice`` Dice with the terms of the URL's last path segment;
     ``site_name`` its letters and digits, run together, hold or are held by the page's
@@ -34,7 +34,8 @@ the page's own statements of its title (Gali & Fränti 2016: title tag, meta tit
     segments and one of them names the site ("God Calling: A.J. Russell: Christianbook.com", a whole
     ``<title>`` that carries the site's name beside the page's own). Title segments that name the site
     are left out of the title features: a ``<title>`` that is only the site's name says nothing of
-    the page;
+    the page; so is a whole title that other pages of the site (not copies of this one) share
+    (:meth:`~mainentity.features.site.SiteProfile.shared_titles`): it names a section;
     ``anchor_dice`` best Dice with an incoming anchor text (ILA).
 kind and place among the page's candidates
     ``kind_title`` a title segment found in the page (its layout is that of the block that holds it);
@@ -332,7 +333,9 @@ def candidate_features(
 
     domain, _, slug = url_parts(page.url) if page.url else ("", "", "")
     site_names = _site_names(rendered, domain, (profile or SiteProfile(1)).site_title_segments())
-    titles = title_strings(rendered)
+    # a whole title that several pages of the site share names a section or the site, not this page
+    shared = (profile or SiteProfile(1)).shared_titles()
+    titles = [title for title in title_strings(rendered) if normalize_text(title) not in shared]
     split_titles = [split_title(title) for title in titles]
     # the pieces a delimiter cuts, not the whole titles: a whole "Title: Author: Shop" is no segment
     segments = [segment for segment in dict.fromkeys(piece for pieces in split_titles for piece in pieces)
@@ -340,9 +343,10 @@ def candidate_features(
     segment_keys = {normalize_text(segment) for segment in segments}
     title_keys = [normalize_text(title) for title in titles]
     title_terms = frozenset(term for title in titles for term in _text_stats(title)[0])
-    meta = list(rendered.meta_titles)
+    meta = [title for title in rendered.meta_titles if normalize_text(title) not in shared]
+    own_title = rendered.title if rendered.title and normalize_text(rendered.title) not in shared else ""
     dice = _dice_with_references(texts, [
-        [rendered.title] if rendered.title and not _is_site_name(rendered.title, site_names) else [], segments,
+        [own_title] if own_title and not _is_site_name(own_title, site_names) else [], segments,
         meta + [s for title in meta for s in split_title(title)],
         jsonld_titles(page.html), [slug], list(page.anchors),
     ])
