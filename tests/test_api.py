@@ -247,7 +247,10 @@ def test_a_second_extract_reuses_the_browser_and_close_ends_it(tmp_path, monkeyp
     assert (first.main_entity, second.main_entity) == ("Lighting", "Textiles")
     assert model.extract(html_a, url_a).main_entity == first.main_entity  # the cache: no browser needed
     assert len(launches) == 1 and not model.browser_running
-    model.close()
+    url_c, html_c = shop_pages()[5]
+    with model:  # a closed model starts a new browser when a page needs one
+        assert model.extract(html_c, url_c).main_entity and model.browser_running
+    assert len(launches) == 2 and not model.browser_running
 
 
 @pytest.mark.browser
