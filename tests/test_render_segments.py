@@ -48,6 +48,14 @@ def test_visible_text_drops_a_visually_hidden_copy_of_a_drop_cap(renderer):
     assert "WWinter comes early to the coast" in [block.text for block in rendered.blocks]
 
 
+def test_visible_text_drops_a_copy_moved_off_the_page(renderer):
+    # the older screen-reader pattern: positioned far off the left edge instead of clipped
+    head = "<style>.offscreen{position:absolute;left:-9999px}.cap{float:left;font-size:80px}</style>"
+    rendered = render(renderer, '<h1><span class="cap" aria-hidden="true">S</span><span class="offscreen">S</span>'
+                                "torm warning for the islands</h1>", head)
+    assert segments(rendered, "visible") == ["Storm warning for the islands"]
+
+
 def test_a_heading_split_over_block_elements_is_one_heading_segment(renderer):
     rendered = render(renderer, "<h1><div>Harbour towns</div><div>turn fish markets into food halls</div></h1>")
     assert segments(rendered, "heading") == ["Harbour towns turn fish markets into food halls"]

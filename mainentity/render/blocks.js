@@ -83,13 +83,17 @@
     return range.getBoundingClientRect();
   }
 
-  // Hidden rule: visibility other than "visible", a zero-width or zero-height box, or a box entirely
-  // outside the page rectangle [0, pageWidth] x [0, pageHeight].
+  // A box entirely outside the page rectangle [0, pageWidth] x [0, pageHeight] (CSS px).
+  function offPage(r) {
+    const x = r.left + scrollX, y = r.top + scrollY;
+    return x + r.width <= 0 || y + r.height <= 0 || x >= pageWidth || y >= pageHeight;
+  }
+
+  // Hidden rule: visibility other than "visible", a zero-width or zero-height box, or a box off the page.
   function blockRow(text, r, tag, path, ctx) {
     const x = r.left + scrollX;
     const y = r.top + scrollY;
-    const hidden = ctx.visibility !== "visible" || r.width <= 0 || r.height <= 0 ||
-      x + r.width <= 0 || y + r.height <= 0 || x >= pageWidth || y >= pageHeight;
+    const hidden = ctx.visibility !== "visible" || r.width <= 0 || r.height <= 0 || offPage(r);
     return [
       text.replace(SPACE, " ").trim(), tag, path, ctx.fontSize, ctx.fontWeight,
       ctx.fontWeight >= 600 || ctx.boldTag ? 1 : 0, round2(x), round2(y), round2(r.width),
@@ -102,14 +106,16 @@
   }
 
   // Visually hidden: the element (or an ancestor up to the merged element) is clipped away, squeezed
-  // into at most 1 px with overflow hidden, or fully transparent, yet still laid out.
+  // into at most 1 px with overflow hidden, positioned entirely off the page (left: -9999px), or fully
+  // transparent, yet still laid out.
   const seenHidden = new Map();
   function visuallyHidden(el, style) {
     if (seenHidden.has(el)) return seenHidden.get(el);
     const squeezable = style.overflowX !== "visible" || style.overflowY !== "visible";
-    const r = squeezable ? el.getBoundingClientRect() : null;
+    const positioned = style.position === "absolute" || style.position === "fixed";
+    const r = squeezable || positioned ? el.getBoundingClientRect() : null;
     const clipped = style.clip.startsWith("rect(0") || /inset\((50|100)%/.test(style.clipPath) ||
-      (squeezable && (r.width <= 1 || r.height <= 1));
+      (squeezable && (r.width <= 1 || r.height <= 1)) || (positioned && offPage(r));
     const result = clipped || parseFloat(style.opacity) === 0 || style.visibility !== "visible";
     seenHidden.set(el, result);
     return result;
