@@ -19,7 +19,8 @@ text
     ``digit_share`` digits among its letters and digits; ``in_link``.
 the page's own statements of its title (Gali & Fränti 2016: title tag, meta titles; JSON-LD)
     ``title_dice`` token Dice with the whole ``<title>``; ``title_segment_dice`` best Dice with a
-    ``<title>`` segment (the pieces delimiters cut, not the whole title); ``title_segment_exact`` equal
+    ``<title>`` segment (the pieces delimiters cut, and the whole title when it holds no site name);
+    ``title_segment_exact`` equal
     to a segment of any title; ``segment_recall`` the best share of a title segment's terms that the
     candidate holds ("the" holds 1/6 of "Bartleby the Scrivener Web Study Text");
     ``title_last_segment`` equal to the
@@ -337,8 +338,10 @@ def candidate_features(
     shared = (profile or SiteProfile(1)).shared_titles()
     titles = [title for title in title_strings(rendered) if normalize_text(title) not in shared]
     split_titles = [split_title(title) for title in titles]
-    # the pieces a delimiter cuts, not the whole titles: a whole "Title: Author: Shop" is no segment
-    segments = [segment for segment in dict.fromkeys(piece for pieces in split_titles for piece in pieces)
+    # the pieces a delimiter cuts, and a whole title only when it carries no site name: "Title: Author:
+    # Shop" is no segment, a headline cut at its comma is still one
+    whole = [title for title in titles if not _holds_site_name(title, site_names)]
+    segments = [segment for segment in dict.fromkeys([*(p for pieces in split_titles for p in pieces), *whole])
                 if not _is_site_name(segment, site_names)]
     segment_keys = {normalize_text(segment) for segment in segments}
     title_keys = [normalize_text(title) for title in titles]
