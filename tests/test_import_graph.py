@@ -28,6 +28,7 @@ RANKS = {
     "runs": 7,
     "benchmark": 8,
     "explain": 8,
+    "annotate": 8,
     "cli": 9,
 }
 

@@ -306,6 +306,7 @@ def render_pages(
     cache_dir: str | os.PathLike | None = None,
     *,
     chunk_size: int = 256,
+    renderer: Renderer | None = None,
 ) -> Iterator[RenderOutcome]:
     """Render pages, reading and filling the render cache; start Chromium only for cache misses.
 
@@ -323,6 +324,10 @@ def render_pages(
         Cache directory; ``None`` renders every page and caches nothing.
     chunk_size : int
         Pages looked up per round; bounds the memory held for cache hits.
+    renderer : Renderer, optional
+        A started renderer with the same ``settings`` to render the misses with, left open (a
+        long-lived caller such as ``mainentity annotate`` keeps one Chromium for many calls); by
+        default one is started on the first miss and closed at the end.
 
     Yields
     ------
@@ -347,7 +352,7 @@ def render_pages(
         raise ValueError(f"chunk_size must be >= 1; got {chunk_size}")
     cache = RenderCache(cache_dir) if cache_dir is not None else None
     source = iter(pages)
-    renderer: Renderer | None = None
+    owns_renderer = renderer is None
     n_rendered = n_served = n_blocked = 0
     try:
         while chunk := list(itertools.islice(source, chunk_size)):
@@ -371,7 +376,7 @@ def render_pages(
                 n_blocked += outcome.n_subresources_blocked
                 yield outcome
     finally:
-        if renderer is not None:
+        if renderer is not None and owns_renderer:
             renderer.close()
             logger.info(
                 "rendered %d pages in Chromium: %.1f subresources served from the dump and %.1f requests "
