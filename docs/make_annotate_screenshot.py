@@ -62,8 +62,7 @@ def main(argv=None) -> int:
                 page.wait_for_function("p => document.body.dataset.page !== p", arg=path)
             path = shown_path(page)
             answer = answers[path].text
-            box = page.locator("#boxes .box:not(.model)").filter(has=None).and_(
-                page.locator(f'#boxes .box[title="{answer}"]')).first.bounding_box()
+            box = page.locator(f"#boxes .box:not(.model)[title={json.dumps(answer)}]").first.bounding_box()
             page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
             shot = Path(tmp) / "window.png"
             page.screenshot(path=str(shot))
