@@ -35,7 +35,7 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 
 from mainentity.evaluation.report import write_text_atomic
-from mainentity.sitedump import MANIFEST_NAME, find_page_files, manifest_entry_problem
+from mainentity.sitedump import MANIFEST_NAME, PageReadError, find_page_files, manifest_entry_problem
 from mainentity.text import collapse_whitespace
 
 __all__ = ["LOCK_NAME", "LabelConflict", "LabelState", "ManifestLabels", "clean_labels"]
@@ -137,6 +137,17 @@ def clean_labels(labels: Iterable[str]) -> tuple[str, ...]:
     return tuple(cleaned)
 
 
+def _json_line(entry: dict) -> str:
+    """One manifest line: UTF-8 JSON, with the characters that ``str.splitlines`` (which readers of the
+    manifest use) takes for line breaks escaped.
+
+    >>> _json_line({"path": "a.html", "main_entity": ["Café\u2028Menu"]})
+    '{"path": "a.html", "main_entity": ["Café\\\\u2028Menu"]}'
+    """
+    text = json.dumps(entry, ensure_ascii=False)
+    return text.replace("\x85", "\\u0085").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
 def _state_of(entry: dict) -> LabelState:
     return LabelState(tuple(entry.get("main_entity", ())), entry.get("skipped") is True)
 
@@ -170,12 +181,18 @@ class ManifestLabels:
         self.lock_timeout_s = lock_timeout_s
 
     def _lines(self) -> list[str]:
-        """The manifest's lines with their line endings; for a dump without one, the lines it gets."""
+        """The manifest's lines with their line endings (split at ``\\n`` only, so every byte is kept);
+        for a dump without one, the lines it gets."""
         try:
-            return self.manifest.read_text(encoding="utf-8").splitlines(keepends=True)
+            text = self.manifest.read_bytes().decode("utf-8")
         except FileNotFoundError:
             paths = [file.relative_to(self.site_dir).as_posix() for file in find_page_files(self.site_dir)]
-            return [json.dumps({"path": path, "main_entity": []}, ensure_ascii=False) + "\n" for path in paths]
+            return [_json_line({"path": path, "main_entity": []}) + "\n" for path in paths]
+        except UnicodeDecodeError as error:
+            raise PageReadError(f"{self.manifest}: not UTF-8 ({error}); a manifest is UTF-8 JSON lines") from error
+        lines = [line + "\n" for line in text.split("\n")]
+        lines[-1] = lines[-1][:-1]
+        return lines if lines[-1] else lines[:-1]
 
     @staticmethod
     def _index(lines: list[str]) -> dict[str, tuple[int, dict]]:
@@ -265,7 +282,7 @@ class ManifestLabels:
                     entry["skipped"] = True
                 else:
                     entry.pop("skipped", None)
-                text = json.dumps(entry, ensure_ascii=False)
+                text = _json_line(entry)
                 if number is None:
                     if lines and not lines[-1].endswith(("\n", "\r")):
                         lines[-1] += "\n"
