@@ -92,8 +92,8 @@ def test_skipping_and_unskipping(tmp_path):
     dump = make_dump(tmp_path / "dump")
     labels = ManifestLabels(dump)
     skipped = labels.write("p0.html", [], True, FRESH)
-    assert skipped.status == "skipped" and json.loads(
-        (dump / "manifest.jsonl").read_text().splitlines()[0]) == {"path": "p0.html", "main_entity": [], "skipped": True}
+    first_line = json.loads((dump / "manifest.jsonl").read_text().splitlines()[0])
+    assert skipped.status == "skipped" and first_line == {"path": "p0.html", "main_entity": [], "skipped": True}
     labels.write("p0.html", ["Item 0"], False, skipped.version)
     assert "skipped" not in (dump / "manifest.jsonl").read_text().splitlines()[0]
 
@@ -157,8 +157,8 @@ for round_ in range(int(sys.argv[4])):
         while True:
             current = labels.read().get(path, LabelState())
             try:
-                labels.write(path, [f"{prefix}{round_}"] if round_ == 0 else [*current.main_entity[:1], f"{prefix}{round_}"],
-                             False, current.version)
+                new = [f"{prefix}{round_}"] if round_ == 0 else [*current.main_entity[:1], f"{prefix}{round_}"]
+                labels.write(path, new, False, current.version)
                 break
             except Exception as error:  # a conflict with the other writer: read again
                 if type(error).__name__ != "LabelConflict":
