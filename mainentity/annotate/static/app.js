@@ -10,11 +10,12 @@ const app = {
   index: 0,        // position in rows
   view: null,      // the page shown: {path, labels, skipped, status, version, blocks, model, ...}
   candidates: [],  // clickable boxes of the page: {text, x, y, width, height, model}
+  modelBox: null,  // the model's answer, drawn dashed with its score
   hits: [],        // candidates under the last click, smallest first
   hitIndex: 0,
   picked: null,
   undo: [],        // changes made in this tab: {path, before: {labels, skipped}, version}
-  busy: false,
+  queue: Promise.resolve(),  // actions run one after the other, in the order of the keys pressed
 };
 
 const collapse = (text) => text.replace(/\s+/g, " ").trim();
@@ -81,10 +82,13 @@ async function show(index) {
   }
   app.view = result.data;
   app.candidates = app.view.blocks.map((block) => ({ ...block, model: false }));
+  app.modelBox = null;
   const model = app.view.model;
   if (model && model.box && model.text) {
     const [x, y, width, height] = model.box;
-    app.candidates.push({ text: model.text, x, y, width, height, model: true });
+    app.modelBox = { text: model.text, x, y, width, height, model: true };
+    // the model's answer is clickable itself only when no text block says the same (a title segment)
+    if (!app.candidates.some((c) => c.text === model.text)) app.candidates.push(app.modelBox);
   }
   app.hits = [];
   app.picked = null;
@@ -158,7 +162,8 @@ function drawBoxes() {
   const boxes = $("boxes");
   boxes.replaceChildren();
   if (!app.view || $("shot").dataset.loaded !== app.view.path) return;
-  for (const candidate of app.candidates) {
+  const drawn = app.modelBox && !app.candidates.includes(app.modelBox) ? [...app.candidates, app.modelBox] : app.candidates;
+  for (const candidate of drawn) {
     const box = document.createElement("div");
     box.className = "box";
     if (candidate.model) {
@@ -250,8 +255,7 @@ async function next() {
   await show(app.index + 1);
 }
 
-async function accept() {
-  const text = collapse($("label-input").value);
+async function accept(text) {
   const labels = text ? [text] : app.view.labels;
   if (!labels.length) {
     say("Nothing to accept: click a block, select text or type a label (s skips the page).");
@@ -264,8 +268,7 @@ async function accept() {
   await next();
 }
 
-async function addAlternative() {
-  const text = collapse($("label-input").value);
+async function addAlternative(text) {
   if (!text) {
     say("Type, click or select the alternative first.");
     return;
@@ -275,7 +278,7 @@ async function addAlternative() {
     return;
   }
   if (await save([...app.view.labels, text], false)) {
-    $("label-input").value = "";
+    if (collapse($("label-input").value) === text) $("label-input").value = "";
     say(`Added: ${text}`, true);
   }
 }
@@ -314,15 +317,20 @@ async function undo() {
   say(`Undone: ${last.path}`, true);
 }
 
-// Runs one action at a time, so that keys pressed while the server writes cannot interleave.
-async function run(action) {
-  if (app.busy || !app.view) return;
-  app.busy = true;
-  try {
-    await action();
-  } finally {
-    app.busy = false;
-  }
+// Queues an action after those of the keys pressed before it, so that nothing typed is lost or
+// interleaved while the server writes. ``action`` gets the text box's text as it was when the key was
+// pressed, unless the page shown has changed since (then the text box's text as it is by then, e.g. the
+// next page's pre-selected answer for a second Enter).
+function run(action) {
+  const path = app.view ? app.view.path : null;
+  const text = collapse($("label-input").value);
+  app.queue = app.queue
+    .then(() => {
+      if (!app.view) return undefined;
+      return action(app.view.path === path ? text : collapse($("label-input").value));
+    })
+    .catch((error) => say(`Error: ${error}`));
+  return app.queue;
 }
 
 document.addEventListener("keydown", (event) => {
@@ -355,7 +363,7 @@ $("next").addEventListener("click", () => run(next));
 $("prev").addEventListener("click", () => run(() => show(app.index - 1)));
 $("model-answer").addEventListener("click", () => {
   const model = app.view.model;
-  const candidate = app.candidates.find((c) => c.model);
+  const candidate = app.candidates.find((c) => c.text === model.text);
   if (candidate) pick(candidate);
   else $("label-input").value = model.text;
 });
