@@ -17,12 +17,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from playwright.sync_api import sync_playwright
-
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
-from annotate_browser import open_app, running_app, shown_path  # noqa: E402
+from annotate_browser import app_in_chromium, shown_path  # noqa: E402
 
 from mainentity.annotate.session import AnnotationSession, predict_answers  # noqa: E402
 from mainentity.runs import load_model  # noqa: E402
@@ -54,8 +52,9 @@ def main(argv=None) -> int:
         model = load_model(None)
         answers = predict_answers(None, site, tmp)
         session = AnnotationSession(site, render=model.config.render, answers=answers, model_name="general")
-        with running_app(session) as url, sync_playwright() as playwright:
-            browser, _, page, foreign = open_app(playwright, url, viewport=(1400, 860))
+        shot = Path(tmp) / "window.png"
+        with app_in_chromium(session) as (_, _, page, foreign):
+            page.set_viewport_size({"width": 1400, "height": 860})
             for _ in range(3):
                 path = shown_path(page)
                 page.keyboard.press("Enter")
@@ -64,11 +63,9 @@ def main(argv=None) -> int:
             answer = answers[path].text
             box = page.locator(f"#boxes .box:not(.model)[title={json.dumps(answer)}]").first.bounding_box()
             page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-            shot = Path(tmp) / "window.png"
             page.screenshot(path=str(shot))
-            browser.close()
-            if foreign:
-                raise RuntimeError(f"the app requested something else than itself: {foreign}")
+        if foreign:
+            raise RuntimeError(f"the app requested something else than itself: {foreign}")
         with Image.open(shot) as image:
             image.convert("RGB").quantize(256).save(args.output, optimize=True)
     print(f"wrote {args.output} ({Path(args.output).stat().st_size // 1024} KiB)")

@@ -82,3 +82,17 @@ def shown_path(page, timeout_ms: float = 60_000) -> str:
     path = page.get_attribute("body", "data-page")
     wait_for_page(page, path, timeout_ms)
     return path
+
+
+@contextlib.contextmanager
+def app_in_chromium(session: AnnotationSession, **app_options):
+    """Serve the session's app and open it in Chromium; yield ``(url, context, page, foreign)`` as
+    :func:`open_app` gives them; close the browser and stop the app after."""
+    from playwright.sync_api import sync_playwright
+
+    with running_app(session, **app_options) as url, sync_playwright() as playwright:
+        browser, context, page, foreign = open_app(playwright, url)
+        try:
+            yield url, context, page, foreign
+        finally:
+            browser.close()

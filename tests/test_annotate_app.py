@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 import math
 import os
+import signal
+import subprocess
+import sys
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
@@ -161,3 +164,21 @@ def test_a_dataset_of_one_site_is_that_site(tmp_path, dump):
     (tmp_path / "data" / "sites" / "b").mkdir()
     with pytest.raises(ValueError, match="2 sites .a, b.; annotate takes one site dump"):
         find_site_dump(tmp_path / "data")
+
+
+def test_the_command_serves_until_ctrl_c_and_keeps_every_label(dump):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    server = subprocess.Popen([sys.executable, "-m", "mainentity.cli", "annotate", str(dump), "--port", "0"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        line = server.stdout.readline()
+        assert "annotating 6 pages" in line and str(dump / "manifest.jsonl") in line, line
+        url = line.split("open ")[1].split()[0]
+        assert url.startswith("http://127.0.0.1:")
+        assert label(url, "p/3.html", ["Item 3"])[0] == 200
+        server.send_signal(signal.SIGINT)
+        assert server.wait(60) == 130  # Ctrl-C
+    finally:
+        server.kill()
+        server.wait()
+    assert json.loads((dump / "manifest.jsonl").read_text().splitlines()[4])["main_entity"] == ["Item 3"]

@@ -7,13 +7,12 @@ import math
 import shutil
 
 import pytest
-from annotate_browser import open_app, running_app, shown_path, wait_for_page
+from annotate_browser import app_in_chromium, shown_path, wait_for_page
 from conftest import SAMPLE_SHOP
 
 from mainentity.config import RenderConfig
 
 pytest.importorskip("starlette", reason="annotate needs the annotate extra: pip install 'mainentity[annotate]'")
-sync_api = pytest.importorskip("playwright.sync_api")
 
 from mainentity.annotate.session import AnnotationSession, predict_answers  # noqa: E402
 
@@ -90,58 +89,54 @@ def wait_saved(tab, site, path, check, timeout_s: float = 15.0) -> dict:
 def test_click_select_type_keys_and_undo_write_the_manifest(dump, render_cache_dir):
     paths = list(PAGES)
     session = AnnotationSession(dump, render=RenderConfig(cache_dir=str(render_cache_dir)))
-    with running_app(session) as url, sync_api.sync_playwright() as playwright:
-        browser, _, page, foreign = open_app(playwright, url)
-        try:
-            # 1. clicking a block makes its text the label; Enter saves it and moves on
-            assert shown_path(page) == paths[0]
-            assert page.input_value("#label-input") == ""
-            click_box(page, PAGES[paths[0]])
-            assert page.input_value("#label-input") == PAGES[paths[0]]
-            page.keyboard.press("Enter")
-            entry = wait_saved(page, dump, paths[0], lambda e: e["main_entity"])
-            assert entry["main_entity"] == [PAGES[paths[0]]] and entry["label_in_page"] is True
-            assert entry["reviewer"] == {"id": 7} and entry["url"] == "https://shop.example/index.html"
+    with app_in_chromium(session) as (url, _, page, foreign):
+        # 1. clicking a block makes its text the label; Enter saves it and moves on
+        assert shown_path(page) == paths[0]
+        assert page.input_value("#label-input") == ""
+        click_box(page, PAGES[paths[0]])
+        assert page.input_value("#label-input") == PAGES[paths[0]]
+        page.keyboard.press("Enter")
+        entry = wait_saved(page, dump, paths[0], lambda e: e["main_entity"])
+        assert entry["main_entity"] == [PAGES[paths[0]]] and entry["label_in_page"] is True
+        assert entry["reviewer"] == {"id": 7} and entry["url"] == "https://shop.example/index.html"
 
-            # 2. selecting part of a block's text labels that part; `a` adds alternatives
-            wait_for_page(page, paths[1])
-            click_box(page, "Ashgrove Enamel Kettle")
-            assert page.text_content("#block-text") == "Ashgrove Enamel Kettle"
-            drag_select(page, "#block-text", len("Ashgrove "), len("Ashgrove Enamel Kettle"))
-            assert page.input_value("#label-input") == "Enamel Kettle"
-            page.keyboard.press("a")
-            click_box(page, "Ashgrove Enamel Kettle")  # while the first is being written: keys queue up
-            page.keyboard.press("a")
-            wait_saved(page, dump, paths[1], lambda e: e["main_entity"] == ["Enamel Kettle", "Ashgrove Enamel Kettle"])
-            page.wait_for_selector("#label-list li:nth-child(2)")
-            page.keyboard.press("j")
+        # 2. selecting part of a block's text labels that part; `a` adds alternatives
+        wait_for_page(page, paths[1])
+        click_box(page, "Ashgrove Enamel Kettle")
+        assert page.text_content("#block-text") == "Ashgrove Enamel Kettle"
+        drag_select(page, "#block-text", len("Ashgrove "), len("Ashgrove Enamel Kettle"))
+        assert page.input_value("#label-input") == "Enamel Kettle"
+        page.keyboard.press("a")
+        click_box(page, "Ashgrove Enamel Kettle")  # while the first is being written: keys queue up
+        page.keyboard.press("a")
+        wait_saved(page, dump, paths[1], lambda e: e["main_entity"] == ["Enamel Kettle", "Ashgrove Enamel Kettle"])
+        page.wait_for_selector("#label-list li:nth-child(2)")
+        page.keyboard.press("j")
 
-            # 3. `s` skips
-            wait_for_page(page, paths[2])
-            page.keyboard.press("s")
-            entry = wait_saved(page, dump, paths[2], lambda e: e.get("skipped") is True)
-            assert entry["main_entity"] == []
+        # 3. `s` skips
+        wait_for_page(page, paths[2])
+        page.keyboard.press("s")
+        entry = wait_saved(page, dump, paths[2], lambda e: e.get("skipped") is True)
+        assert entry["main_entity"] == []
 
-            # 4. typing an alternative in the text box; Enter there saves it
-            wait_for_page(page, paths[3])
-            page.fill("#label-input", "  Bread &  Butter Board ")
-            page.press("#label-input", "Enter")
-            wait_saved(page, dump, paths[3], lambda e: e["main_entity"] == ["Bread & Butter Board"])
-            page.wait_for_function("() => document.getElementById('progress-text').textContent.startsWith("
-                                   "'3 labeled · 1 skipped · 0 left')")
+        # 4. typing an alternative in the text box; Enter there saves it
+        wait_for_page(page, paths[3])
+        page.fill("#label-input", "  Bread &  Butter Board ")
+        page.press("#label-input", "Enter")
+        wait_saved(page, dump, paths[3], lambda e: e["main_entity"] == ["Bread & Butter Board"])
+        page.wait_for_function("() => document.getElementById('progress-text').textContent.startsWith("
+                               "'3 labeled · 1 skipped · 0 left')")
 
-            # 5. `u` undoes this tab's changes, last first, and shows the page undone
-            page.keyboard.press("u")
-            wait_saved(page, dump, paths[3], lambda e: e["main_entity"] == [])
-            page.keyboard.press("u")
-            entry = wait_saved(page, dump, paths[2], lambda e: "skipped" not in e)
-            wait_for_page(page, paths[2])
-            page.keyboard.press("k")
-            wait_for_page(page, paths[1])
-            page.wait_for_selector("#label-list li:nth-child(2)")
-            assert page.locator("#label-list li").all_text_contents() == ["Enamel Kettle×", "Ashgrove Enamel Kettle×"]
-        finally:
-            browser.close()
+        # 5. `u` undoes this tab's changes, last first, and shows the page undone
+        page.keyboard.press("u")
+        wait_saved(page, dump, paths[3], lambda e: e["main_entity"] == [])
+        page.keyboard.press("u")
+        entry = wait_saved(page, dump, paths[2], lambda e: "skipped" not in e)
+        wait_for_page(page, paths[2])
+        page.keyboard.press("k")
+        wait_for_page(page, paths[1])
+        page.wait_for_selector("#label-list li:nth-child(2)")
+        assert page.locator("#label-list li").all_text_contents() == ["Enamel Kettle×", "Ashgrove Enamel Kettle×"]
     assert foreign == []
     lines = (dump / "manifest.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(lines) == 5 and lines[2] == "{not json"  # every other line kept as it was
@@ -150,39 +145,35 @@ def test_click_select_type_keys_and_undo_write_the_manifest(dump, render_cache_d
 def test_two_tabs_never_overwrite_each_other(dump, render_cache_dir):
     paths = list(PAGES)
     session = AnnotationSession(dump, render=RenderConfig(cache_dir=str(render_cache_dir)))
-    with running_app(session) as url, sync_api.sync_playwright() as playwright:
-        browser, context, first, foreign = open_app(playwright, url)
-        try:
-            second = context.new_page()
-            second.goto(url)
-            assert shown_path(first) == shown_path(second) == paths[0]
-            click_box(first, PAGES[paths[0]])
-            first.keyboard.press("Enter")
-            wait_saved(first, dump, paths[0], lambda e: e["main_entity"] == [PAGES[paths[0]]])
+    with app_in_chromium(session) as (url, context, first, foreign):
+        second = context.new_page()
+        second.goto(url)
+        assert shown_path(first) == shown_path(second) == paths[0]
+        click_box(first, PAGES[paths[0]])
+        first.keyboard.press("Enter")
+        wait_saved(first, dump, paths[0], lambda e: e["main_entity"] == [PAGES[paths[0]]])
 
-            # the second tab read the page before the first saved: its change is refused, not written
-            second.fill("#label-input", "Harbor Lane")
-            second.press("#label-input", "Enter")
-            second.wait_for_function("() => document.getElementById('message').textContent.includes('Another tab')")
-            assert manifest(dump)[paths[0]]["main_entity"] == [PAGES[paths[0]]]
-            assert second.locator("#label-list li").all_text_contents() == [PAGES[paths[0]] + "×"]
+        # the second tab read the page before the first saved: its change is refused, not written
+        second.fill("#label-input", "Harbor Lane")
+        second.press("#label-input", "Enter")
+        second.wait_for_function("() => document.getElementById('message').textContent.includes('Another tab')")
+        assert manifest(dump)[paths[0]]["main_entity"] == [PAGES[paths[0]]]
+        assert second.locator("#label-list li").all_text_contents() == [PAGES[paths[0]] + "×"]
 
-            # on other pages both tabs' labels are kept
-            wait_for_page(first, paths[1])
-            second.keyboard.press("Escape")  # leave the text box, where j would be typed
-            second.keyboard.press("j")
-            wait_for_page(second, paths[1])
-            second.keyboard.press("j")
-            wait_for_page(second, paths[2])
-            click_box(first, "Ashgrove Enamel Kettle")
-            click_box(second, PAGES[paths[2]])
-            first.keyboard.press("Enter")
-            second.keyboard.press("Enter")
-            wait_saved(first, dump, paths[1], lambda e: e["main_entity"] == ["Ashgrove Enamel Kettle"])
-            wait_saved(second, dump, paths[2], lambda e: e["main_entity"] == [PAGES[paths[2]]])
-            assert manifest(dump)[paths[0]]["main_entity"] == [PAGES[paths[0]]]
-        finally:
-            browser.close()
+        # on other pages both tabs' labels are kept
+        wait_for_page(first, paths[1])
+        second.keyboard.press("Escape")  # leave the text box, where j would be typed
+        second.keyboard.press("j")
+        wait_for_page(second, paths[1])
+        second.keyboard.press("j")
+        wait_for_page(second, paths[2])
+        click_box(first, "Ashgrove Enamel Kettle")
+        click_box(second, PAGES[paths[2]])
+        first.keyboard.press("Enter")
+        second.keyboard.press("Enter")
+        wait_saved(first, dump, paths[1], lambda e: e["main_entity"] == ["Ashgrove Enamel Kettle"])
+        wait_saved(second, dump, paths[2], lambda e: e["main_entity"] == [PAGES[paths[2]]])
+        assert manifest(dump)[paths[0]]["main_entity"] == [PAGES[paths[0]]]
     assert foreign == []
 
 
@@ -191,21 +182,17 @@ def test_model_answers_are_preselected_with_their_score_lowest_first(dump, tmp_p
     assert set(PAGES) <= set(answers)  # and an error row for the bad manifest line
     by_score = sorted(PAGES, key=lambda path: answers[path].score)
     session = AnnotationSession(dump, answers=answers, model_name="general")
-    with running_app(session) as url, sync_api.sync_playwright() as playwright:
-        browser, _, page, foreign = open_app(playwright, url)
-        try:
-            assert page.input_value("#order") == "confidence"
-            first = shown_path(page)
-            assert first == by_score[0]
-            assert page.input_value("#label-input") == answers[first].text
-            score = float(page.text_content("#model-score").removeprefix("score "))
-            assert math.isclose(score, answers[first].score, abs_tol=0.005)
-            assert page.locator("#boxes .box.model").count() == 1
-            page.keyboard.press("Enter")
-            wait_saved(page, dump, first, lambda e: e["main_entity"] == [answers[first].text])
-            wait_for_page(page, by_score[1])
-            page.select_option("#order", "manifest")
-            page.wait_for_function("() => document.getElementById('position').textContent.startsWith('2 /')")
-        finally:
-            browser.close()
+    with app_in_chromium(session) as (url, _, page, foreign):
+        assert page.input_value("#order") == "confidence"
+        first = shown_path(page)
+        assert first == by_score[0]
+        assert page.input_value("#label-input") == answers[first].text
+        score = float(page.text_content("#model-score").removeprefix("score "))
+        assert math.isclose(score, answers[first].score, abs_tol=0.005)
+        assert page.locator("#boxes .box.model").count() == 1
+        page.keyboard.press("Enter")
+        wait_saved(page, dump, first, lambda e: e["main_entity"] == [answers[first].text])
+        wait_for_page(page, by_score[1])
+        page.select_option("#order", "manifest")
+        page.wait_for_function("() => document.getElementById('position').textContent.startsWith('2 /')")
     assert foreign == []
