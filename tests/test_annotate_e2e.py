@@ -50,7 +50,12 @@ def manifest(site) -> dict[str, dict]:
 
 def click_box(page, text: str) -> None:
     """Click the middle of the outlined text block whose text is ``text``, as a person would."""
-    box = page.locator(f"#boxes .box:not(.model)[title={json.dumps(text)}]").first.bounding_box()
+    outline = page.locator(f"#boxes .box:not(.model)[title={json.dumps(text)}]").first
+    for _ in range(100):  # the outlines are drawn anew when a write is answered: find the current one
+        box = outline.bounding_box()
+        if box is not None:
+            break
+        page.wait_for_timeout(20)
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
 
 
