@@ -199,5 +199,6 @@ def test_model_answers_are_preselected_with_their_score_lowest_first(dump, tmp_p
         wait_saved(page, dump, first, lambda e: e["main_entity"] == [answers[first].text])
         wait_for_page(page, by_score[1])
         page.select_option("#order", "manifest")
-        page.wait_for_function("() => document.getElementById('position').textContent.startsWith('2 /')")
+        position = f"{list(PAGES).index(by_score[1]) + 1} / {len(PAGES)}"  # the same page, in the dump's order
+        page.wait_for_function("p => document.getElementById('position').textContent === p", arg=position)
     assert foreign == []
