@@ -188,8 +188,8 @@ def test_model_answers_are_preselected_with_their_score_lowest_first(dump, tmp_p
     by_score = sorted(PAGES, key=lambda path: answers[path].score)
     session = AnnotationSession(dump, answers=answers, model_name="general")
     with app_in_chromium(session) as (url, _, page, foreign):
-        assert page.input_value("#order") == "confidence"
         first = shown_path(page)
+        assert page.input_value("#order") == "confidence"
         assert first == by_score[0]
         assert page.input_value("#label-input") == answers[first].text
         score = float(page.text_content("#model-score").removeprefix("score "))
