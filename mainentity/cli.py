@@ -1,4 +1,4 @@
-"""The ``mainentity`` command: train, predict, evaluate.
+"""The ``mainentity`` command: train, predict, evaluate, benchmark, explain, clean, annotate, agreement.
 
 Every entry point is ``main(argv) -> int`` so it can be tested with a list of arguments.
 """
@@ -71,6 +71,28 @@ def build_parser() -> argparse.ArgumentParser:
     clean.add_argument("--max-pages", type=int, help="read at most this many pages per site")
     clean.add_argument("--cache-dir", help="render cache directory (default: the per-user cache)")
     clean.add_argument("--report", required=True, help="Markdown file to write")
+
+    annotate = commands.add_parser(
+        "annotate", help="label the main entity of each page of a site dump in the browser (writes its manifest.jsonl)"
+    )
+    annotate.add_argument("site_dump", help="site dump directory (or a dataset of one site)")
+    annotate.add_argument("--model", nargs="?", const="general", metavar="MODEL",
+                          help="pre-select a model's answers with their scores and order the pages by lowest score "
+                               "first: a model directory or a shipped model's name; --model alone: the shipped "
+                               "general model")
+    annotate.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000; 0: any free one)")
+    annotate.add_argument("--host", default="127.0.0.1",
+                          help="address to listen on (default 127.0.0.1, this machine only); any other needs --token")
+    annotate.add_argument("--token", help="secret every request must carry (>= 16 characters); printed in the URL")
+    annotate.add_argument("--order", choices=("manifest", "confidence"),
+                          help="order the pages start in (default: confidence with a model, else the dump's order)")
+
+    agreement = commands.add_parser(
+        "agreement", help="compare the labels of two annotators (two label files of one site dump): exact and ROUGE-1"
+    )
+    agreement.add_argument("labels_a", help="label file of annotator A (a manifest.jsonl)")
+    agreement.add_argument("labels_b", help="label file of annotator B, of the same site dump")
+    agreement.add_argument("-o", "--output", default="runs/agreement", help="report directory (default runs/agreement)")
     return parser
 
 
@@ -136,6 +158,20 @@ def run_command(args: argparse.Namespace) -> int:
         )
         write_text_atomic(Path(args.report), report)
         print(f"cleaning report written to {args.report}")
+    elif args.command == "annotate":
+        try:
+            from mainentity.annotate.app import run_annotate
+        except ImportError as error:
+            raise ImportError(f"annotate needs Starlette and uvicorn: pip install 'mainentity[annotate]' "
+                              f"({error})") from error
+        run_annotate(args.site_dump, model=args.model, host=args.host, port=args.port, token=args.token,
+                     order=args.order)
+    elif args.command == "agreement":
+        from mainentity.evaluation.agreement import write_agreement_report
+
+        summary = write_agreement_report(args.labels_a, args.labels_b, args.output)
+        print(f"{summary['n_compared']} pages labeled in both: exact {summary['exact']:.3f}, ROUGE-1 F1 "
+              f"{summary['rouge1_f']:.3f}; report written to {args.output}/report.md")
     return 0
 
 

@@ -532,9 +532,44 @@ def outside_reason(file: Path, root: Path) -> str:
     return "symbolic link to a file outside the site dump: not read"
 
 
-def _read_manifest(site_dir: Path, site_id: str) -> tuple[list[dict], list[PageFailure]]:
+def read_manifest(manifest: str | Path, site_id: str) -> tuple[list[dict], list[PageFailure]]:
+    """Read a ``manifest.jsonl`` file: its valid entries in file order and its bad lines.
+
+    A line is valid when :func:`manifest_entry_problem` finds nothing wrong with it; blank lines are
+    ignored; every other line becomes a :class:`PageFailure` at ``manifest.jsonl:<line>``.
+
+    Parameters
+    ----------
+    manifest : str or Path
+        The file (a site dump's manifest or a copy of it, e.g. a second annotator's labels).
+    site_id : str
+        Site id named in the failures.
+
+    Returns
+    -------
+    entries : list of dict
+        The decoded JSON objects, unknown fields kept.
+    failures : list of PageFailure
+
+    Raises
+    ------
+    PageReadError
+        If the file is not UTF-8.
+    OSError
+        If it cannot be read.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     file = Path(tmp) / "manifest.jsonl"
+    ...     _ = file.write_text('{"path": "a.html", "main_entity": ["A"]}\\n{"path": "/etc/passwd"}\\n')
+    ...     entries, failures = read_manifest(file, "shop")
+    >>> [e["path"] for e in entries], failures[0].path, failures[0].reason
+    (['a.html'], 'manifest.jsonl:2', "path '/etc/passwd' leaves the site directory")
+    """
     entries, failures, seen = [], [], set()
-    manifest = site_dir / MANIFEST_NAME
+    manifest = Path(manifest)
     try:
         lines = manifest.read_text(encoding="utf-8").splitlines()
     except UnicodeDecodeError as error:
@@ -548,7 +583,7 @@ def _read_manifest(site_dir: Path, site_id: str) -> tuple[list[dict], list[PageF
         except json.JSONDecodeError as error:
             failures.append(PageFailure(site_id, where, f"invalid JSON: {error}"))
             continue
-        problem = _manifest_problem(entry, seen)
+        problem = manifest_entry_problem(entry, seen)
         if problem:
             failures.append(PageFailure(site_id, where, problem))
             continue
@@ -557,7 +592,27 @@ def _read_manifest(site_dir: Path, site_id: str) -> tuple[list[dict], list[PageF
     return entries, failures
 
 
-def _manifest_problem(entry: object, seen: set[str]) -> str:
+def manifest_entry_problem(entry: object, seen: set[str]) -> str:
+    """What is wrong with one decoded manifest line, or "" when it is a valid entry.
+
+    Parameters
+    ----------
+    entry : object
+        The decoded JSON of the line.
+    seen : set of str
+        Paths of the valid entries before it (a path listed twice is an error).
+
+    Returns
+    -------
+    problem : str
+
+    Examples
+    --------
+    >>> manifest_entry_problem({"path": "../x.html"}, set())
+    "path '../x.html' leaves the site directory"
+    >>> manifest_entry_problem({"path": "a.html", "main_entity": ["A"], "note": 1}, set())
+    ''
+    """
     if not isinstance(entry, dict):
         return f"expected a JSON object; got {type(entry).__name__}"
     path = entry.get("path")
@@ -634,7 +689,7 @@ def read_site_dump(
     if outside_reason(site_dir / MANIFEST_NAME, root):
         raise ValueError(f"site dump {str(site_dir)!r}: {MANIFEST_NAME} is a symbolic link out of the dump")
     if (site_dir / MANIFEST_NAME).is_file():
-        entries, failures = _read_manifest(site_dir, site_id)
+        entries, failures = read_manifest(site_dir / MANIFEST_NAME, site_id)
     else:
         entries = [{"path": f.relative_to(site_dir).as_posix()} for f in find_page_files(site_dir)]
         if not entries:

@@ -29,6 +29,7 @@ RANKS = {
     "benchmark": 8,
     "explain": 8,
     "api": 8,
+    "annotate": 8,
     "cli": 9,
 }
 

@@ -343,12 +343,21 @@ _UMASK = _current_umask()
 def write_text_atomic(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file and ``os.replace``: readers never see half a file.
 
-    The file gets the usual permissions (0666 less the umask), not ``tempfile``'s 0600.
+    The temporary file is flushed to disk (``fsync``) before the rename, so after a crash ``path`` holds
+    the old text or the new one, never an empty file. The file gets the usual permissions (0666 less
+    the umask), not ``tempfile``'s 0600.
     """
     with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.",
                                      suffix=".tmp", delete=False, newline="") as handle:
-        handle.write(text)
         tmp = Path(handle.name)
+        try:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        except BaseException:
+            handle.close()
+            tmp.unlink(missing_ok=True)
+            raise
     try:
         os.chmod(tmp, 0o666 & ~_UMASK)
         os.replace(tmp, path)

@@ -1,0 +1,345 @@
+"""The web app of ``mainentity annotate``: Starlette routes over an :class:`AnnotationSession`.
+
+The page (``static/index.html``, ``app.css``, ``app.js``) ships inside the package and loads
+nothing from elsewhere. JSON API, all paths relative to the app:
+
+- ``GET api/session``: the dump, the model, the orders available and the default one, the progress;
+- ``GET api/pages?order=manifest|confidence``: the pages in that order with their status and the
+  model's answer and score, and the progress (labeled / skipped / left);
+- ``GET api/page?path=P``: one page's labels (with their version), visible text blocks and model answer;
+- ``GET api/screenshot?path=P``: its full-page screenshot (PNG, one pixel per CSS px);
+- ``POST api/labels`` with ``{"path", "version", "main_entity": [...], "skipped": bool}``: set a page's
+  labels; ``409`` with the page's current state when it changed since ``version`` was read.
+
+A bad path answers 400 (malformed), 404 (not a page of the dump) or 403 (a link out of the dump).
+
+Protection: the Host header must name the address served (no DNS rebinding); a ``POST`` must be
+``application/json`` (a cross-site form cannot send it without a CORS preflight, which is not
+answered); with a ``token`` (required by the CLI for any address other than loopback), every request
+must carry it as ``?token=`` (then kept in a same-site cookie), that cookie, or an
+``Authorization: Bearer`` header.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import json
+import logging
+import secrets
+import socket
+import tempfile
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import MutableHeaders
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, PlainTextResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from mainentity.annotate.manifest import LabelConflict
+from mainentity.annotate.session import ORDERS, AnnotationSession, PagePathError, find_site_dump, predict_answers
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["TOKEN_COOKIE", "app_url", "bind", "create_app", "is_loopback", "make_server", "run_annotate"]
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+#: Cookie that keeps the token after the first visit with ``?token=``.
+TOKEN_COOKIE = "mainentity_annotate_token"
+#: Largest request body accepted, in bytes (a page's labels are far smaller).
+MAX_BODY_BYTES = 64 * 1024
+
+
+def is_loopback(host: str) -> bool:
+    """Whether a listening address is reachable only from this machine.
+
+    >>> is_loopback("127.0.0.1"), is_loopback("localhost"), is_loopback("::1"), is_loopback("0.0.0.0")
+    (True, True, True, False)
+    """
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class TokenMiddleware:
+    """Refuse every request that does not carry the token (query, cookie or bearer header), with 401."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app = app
+        self.token = token
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request = Request(scope)
+        from_query = request.query_params.get("token", "")
+        bearer = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
+        given = from_query or request.cookies.get(TOKEN_COOKIE, "") or bearer
+        if not secrets.compare_digest(given.encode(), self.token.encode()):
+            response = PlainTextResponse("401: open the address with the token that `mainentity annotate` printed",
+                                         status_code=401)
+            await response(scope, receive, send)
+            return
+        if not from_query:
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_cookie(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                headers.append("set-cookie", f"{TOKEN_COOKIE}={self.token}; HttpOnly; SameSite=Strict; Path=/")
+            await send(message)
+
+        await self.app(scope, receive, send_with_cookie)
+
+
+def _error(message: str, http_status: int, **extra) -> JSONResponse:
+    return JSONResponse({"error": message, **extra}, status_code=http_status)
+
+
+def create_app(
+    session: AnnotationSession,
+    *,
+    host: str = "127.0.0.1",
+    token: str | None = None,
+    default_order: str | None = None,
+) -> Starlette:
+    """The ASGI app serving one annotation session (module docstring).
+
+    Parameters
+    ----------
+    session : AnnotationSession
+        Closed when the app shuts down.
+    host : str, default "127.0.0.1"
+        The address served: requests must name it (or ``localhost`` on loopback) in their Host header;
+        any host name is accepted when serving every interface (``0.0.0.0``, ``::``).
+    token : str, optional
+        When given, every request must carry it.
+    default_order : {"manifest", "confidence"}, optional
+        The order the page starts in; default ``confidence`` with a model, else ``manifest``.
+
+    Returns
+    -------
+    app : starlette.applications.Starlette
+
+    Raises
+    ------
+    ValueError
+        If ``default_order`` is unknown or ``confidence`` is asked without a model.
+    """
+    default_order = default_order or ("confidence" if session.answers else "manifest")
+    session.order(default_order)  # validates
+
+    def progress() -> dict:
+        return session.progress(session.states())
+
+    async def index(request: Request) -> FileResponse:
+        return FileResponse(STATIC_DIR / "index.html", headers={"cache-control": "no-store"})
+
+    def about(request: Request) -> JSONResponse:
+        return JSONResponse({
+            "site_id": session.site_id,
+            "site_dir": str(session.site_dir),
+            "model": session.model_name,
+            "orders": [name for name in ORDERS if name == "manifest" or session.answers],
+            "default_order": default_order,
+            "n_unreadable": len(session.failures),
+            "progress": progress(),
+        })
+
+    def pages(request: Request) -> JSONResponse:
+        try:
+            paths = session.order(request.query_params.get("order", default_order))
+        except ValueError as error:
+            return _error(str(error), 400)
+        states = session.states()
+        rows = []
+        for path in paths:
+            answer = session.answers.get(path)
+            rows.append({"path": path, "status": states[path].status,
+                         "score": None if answer is None or answer.score != answer.score else answer.score,
+                         "answer": None if answer is None else answer.text})
+        return JSONResponse({"pages": rows, "progress": session.progress(states)})
+
+    def page(request: Request) -> JSONResponse:
+        try:
+            return JSONResponse(session.view(request.query_params.get("path")))
+        except PagePathError as error:
+            return _error(str(error), error.status)
+
+    def screenshot(request: Request):
+        try:
+            return FileResponse(session.screenshot(request.query_params.get("path")), media_type="image/png")
+        except PagePathError as error:
+            return _error(str(error), error.status)
+        except RuntimeError as error:
+            return _error(str(error), 502)
+
+    async def labels(request: Request) -> JSONResponse:
+        if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+            return _error("labels are sent as application/json", 415)
+        body = await request.body()
+        if len(body) > MAX_BODY_BYTES:
+            return _error(f"request body over {MAX_BODY_BYTES} bytes", 413)
+        try:
+            data = json.loads(body)
+        except ValueError:
+            return _error("the body is not JSON", 400)
+        if not isinstance(data, dict):
+            return _error("expected a JSON object {path, version, main_entity, skipped}", 400)
+        try:
+            state = await run_in_threadpool(session.write, data.get("path"), data.get("main_entity", []),
+                                            data.get("skipped", False), data.get("version"))
+        except PagePathError as error:
+            return _error(str(error), error.status)
+        except LabelConflict as conflict:
+            current = conflict.current
+            return _error(str(conflict), 409, labels=list(current.main_entity), skipped=current.skipped,
+                          status=current.status, version=current.version, progress=progress())
+        except ValueError as error:
+            return _error(str(error), 400)
+        except TimeoutError as error:
+            return _error(str(error), 503)
+        return JSONResponse({"labels": list(state.main_entity), "skipped": state.skipped, "status": state.status,
+                             "version": state.version, "progress": progress()})
+
+    routes = [
+        Route("/", index),
+        Route("/api/session", about),
+        Route("/api/pages", pages),
+        Route("/api/page", page),
+        Route("/api/screenshot", screenshot),
+        Route("/api/labels", labels, methods=["POST"]),
+        Mount("/static", StaticFiles(directory=STATIC_DIR)),
+    ]
+    if host in ("0.0.0.0", "::"):
+        allowed_hosts = ["*"]
+    else:
+        allowed_hosts = [host, f"[{host}]"] + (["localhost", "127.0.0.1"] if is_loopback(host) else [])
+    middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts)]
+    if token:
+        middleware.append(Middleware(TokenMiddleware, token=token))
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        try:
+            yield
+        finally:
+            session.close()
+
+    return Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on ``host:port`` (``port`` 0: a free port, see ``getsockname()``).
+
+    Raises
+    ------
+    OSError
+        If the address cannot be bound (e.g. the port is taken).
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError as error:
+        sock.close()
+        raise OSError(f"cannot listen on {host}:{port}: {error.strerror or error}") from error
+    return sock
+
+
+def make_server(app: Starlette):
+    """A uvicorn server for the app (warnings only, no access log); ``server.run(sockets=[sock])`` serves
+    until Ctrl-C, ``server.should_exit = True`` stops it from another thread."""
+    import uvicorn
+
+    return uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+
+
+def app_url(sock: socket.socket, token: str | None = None) -> str:
+    """The address to open in a browser, with the token when there is one.
+
+    >>> sock = bind("127.0.0.1", 0); url = app_url(sock, "t" * 16); sock.close()
+    >>> url.startswith("http://127.0.0.1:") and url.endswith("/?token=tttttttttttttttt")
+    True
+    """
+    host, port = sock.getsockname()[:2]
+    host = f"[{host}]" if ":" in host else host
+    return f"http://{host}:{port}/" + (f"?token={token}" if token else "")
+
+
+def run_annotate(
+    site_dump: str | Path,
+    *,
+    model: str | Path | None = None,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    token: str | None = None,
+    order: str | None = None,
+) -> None:
+    """``mainentity annotate``: serve the labelling app for a site dump until Ctrl-C.
+
+    The address is bound first (a taken port fails at once), then the model, when given, answers
+    every page (:func:`mainentity.annotate.session.predict_answers`), then the app is served.
+
+    Parameters
+    ----------
+    site_dump : path
+        A site dump, or a dataset of one site (:func:`mainentity.annotate.session.find_site_dump`).
+    model : str or Path, optional
+        A model directory or a shipped model's name (``"general"``, what ``--model`` alone means):
+        its answers are pre-selected and its render settings used. Without one, the default render
+        settings (those of the shipped model) are used and nothing is pre-selected.
+    host : str, default "127.0.0.1"
+        Listening address; one that is not loopback needs ``token``.
+    port : int, default 8000
+        Listening port; 0 for any free one.
+    token : str, optional
+        Secret of at least 16 characters that every request must carry.
+    order : {"manifest", "confidence"}, optional
+        The order the page starts in (default: ``confidence`` with a model).
+
+    Raises
+    ------
+    ValueError
+        If the host is not loopback and there is no token, the token is short, the dump cannot be read
+        or ``order`` is not possible.
+    OSError
+        If the address cannot be bound.
+    FileNotFoundError
+        If the model does not exist.
+    """
+    if token is not None and len(token) < 16:
+        raise ValueError("--token must be at least 16 characters, e.g. "
+                         "python -c 'import secrets; print(secrets.token_urlsafe())'")
+    if not is_loopback(host) and not token:
+        raise ValueError(f"serving on {host} lets other machines reach the app and change the labels: give "
+                         "--token with a secret of at least 16 characters")
+    site_dir = find_site_dump(site_dump)
+    sock = bind(host, port)
+    with sock, tempfile.TemporaryDirectory(prefix="mainentity-annotate-") as work_dir:
+        render, answers, model_name = None, None, ""
+        if model is not None:
+            from mainentity.runs import load_model
+
+            loaded = load_model(model)
+            render, model_name = loaded.config.render, str(loaded.directory)
+            answers = predict_answers(model, site_dir, work_dir)
+        session = AnnotationSession(site_dir, render=render, answers=answers, model_name=model_name)
+        app = create_app(session, host=host, token=token, default_order=order)
+        print(f"annotating {len(session.pages)} pages of {site_dir} (labels are saved to "
+              f"{session.labels.manifest} as they are made): open {app_url(sock, token)}  (Ctrl-C stops)",
+              flush=True)
+        make_server(app).run(sockets=[sock])

@@ -1,0 +1,297 @@
+"""The labels of a site dump's ``manifest.jsonl``, read and changed one page at a time.
+
+``mainentity annotate`` stores what a person decides about a page in the page's manifest line
+(format: ``datasets/README.md``): ``main_entity`` (the acceptable labels, whitespace-collapsed),
+``label_in_page`` (recomputed whenever the labels change, as :func:`mainentity.sitedump.label_in_page`
+defines it) and ``"skipped": true`` on a page the person passed over (the key is absent otherwise).
+A page counts as *labeled* when it has labels, else as *skipped* when marked so, else as *left*.
+
+Every change is a read-modify-write of one page's line under an exclusive lock (the hidden file
+``.manifest.jsonl.lock`` beside the manifest, through the ``filelock`` package), re-reading the
+manifest from disk each time, so two browser tabs, or two ``annotate`` processes, on the same dump
+never drop each other's changes. Each page state has a version (a digest of its labels and skipped
+flag); a change names the version it was made from, and is refused with :class:`LabelConflict` when
+the page changed since, so one tab never overwrites labels it has not seen. The new manifest is
+written to a temporary file, flushed to disk and renamed over the old one
+(:func:`mainentity.evaluation.report.write_text_atomic`): a crash or Ctrl-C leaves the old manifest or
+the new one. Every other line is kept byte for byte (bad lines and duplicates included), and the
+changed line keeps its other fields and their order.
+
+A dump without a manifest gets one on the first change, listing every page file of the dump
+(:func:`mainentity.sitedump.find_page_files`, unreadable ones included) with ``main_entity: []``,
+so that the dump keeps the same pages for ``predict`` (with a manifest, the pages it lists are the
+dump). Those lines carry no ``url``: a page's URL is then found as before (its ``<base href>`` or its
+file URI).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from filelock import FileLock, Timeout
+
+from mainentity.evaluation.report import write_text_atomic
+from mainentity.sitedump import MANIFEST_NAME, PageReadError, find_page_files, manifest_entry_problem
+from mainentity.text import collapse_whitespace
+
+__all__ = ["LOCK_NAME", "LabelConflict", "LabelState", "ManifestLabels", "clean_labels"]
+
+#: The lock file beside the manifest (hidden, so never read as a page of the dump).
+LOCK_NAME = f".{MANIFEST_NAME}.lock"
+#: Most labels one page may have, and the longest label (characters): a guard against junk requests.
+MAX_LABELS = 20
+MAX_LABEL_CHARS = 2000
+
+
+@dataclass(frozen=True)
+class LabelState:
+    """What the manifest says about one page.
+
+    Attributes
+    ----------
+    main_entity : tuple of str
+        The acceptable labels; empty when the page has none.
+    skipped : bool
+        The page was passed over (``"skipped": true`` in its line).
+    """
+
+    main_entity: tuple[str, ...] = ()
+    skipped: bool = False
+
+    @property
+    def version(self) -> str:
+        """16 hex digits naming this state: a change made from another version is a conflict.
+
+        >>> LabelState(("A",)).version == LabelState(("A",)).version != LabelState(("A",), True).version
+        True
+        """
+        state = json.dumps([list(self.main_entity), self.skipped], ensure_ascii=False)
+        return hashlib.sha256(state.encode("utf-8")).hexdigest()[:16]
+
+    @property
+    def status(self) -> str:
+        """``"labeled"``, ``"skipped"`` or ``"left"`` (labels win over the skipped mark).
+
+        >>> LabelState(("A",), skipped=True).status, LabelState(skipped=True).status, LabelState().status
+        ('labeled', 'skipped', 'left')
+        """
+        return "labeled" if self.main_entity else "skipped" if self.skipped else "left"
+
+
+class LabelConflict(Exception):
+    """A change was made from a version of the page that is no longer the one on disk.
+
+    Attributes
+    ----------
+    path : str
+        The page.
+    current : LabelState
+        Its state on disk now.
+    """
+
+    def __init__(self, path: str, current: LabelState) -> None:
+        super().__init__(f"{path}: the labels changed since they were read (another tab or process); "
+                         "read them again")
+        self.path = path
+        self.current = current
+
+
+def clean_labels(labels: Iterable[str]) -> tuple[str, ...]:
+    """Labels as the manifest stores them: whitespace-collapsed, empty ones and repeats dropped.
+
+    Parameters
+    ----------
+    labels : iterable of str
+
+    Returns
+    -------
+    labels : tuple of str
+        In the given order.
+
+    Raises
+    ------
+    ValueError
+        If an item is not a string, a label is longer than :data:`MAX_LABEL_CHARS` characters or there
+        are more than :data:`MAX_LABELS` of them.
+
+    Examples
+    --------
+    >>> clean_labels(["  Ashgrove\\n Kettle ", "", "Ashgrove Kettle", "Kettle"])
+    ('Ashgrove Kettle', 'Kettle')
+    """
+    cleaned: dict[str, None] = {}
+    for label in labels:
+        if not isinstance(label, str):
+            raise ValueError(f"a label must be a string; got {type(label).__name__}")
+        if len(label) > MAX_LABEL_CHARS:
+            raise ValueError(f"a label is at most {MAX_LABEL_CHARS} characters; got {len(label)}")
+        label = collapse_whitespace(label)
+        if label:
+            cleaned[label] = None
+    if len(cleaned) > MAX_LABELS:
+        raise ValueError(f"a page has at most {MAX_LABELS} labels; got {len(cleaned)}")
+    return tuple(cleaned)
+
+
+def _json_line(entry: dict) -> str:
+    """One manifest line: UTF-8 JSON, with the characters that ``str.splitlines`` (which readers of the
+    manifest use) takes for line breaks escaped.
+
+    >>> _json_line({"path": "a.html", "main_entity": ["Café\u2028Menu"]})
+    '{"path": "a.html", "main_entity": ["Café\\\\u2028Menu"]}'
+    """
+    text = json.dumps(entry, ensure_ascii=False)
+    return text.replace("\x85", "\\u0085").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+def _state_of(entry: dict) -> LabelState:
+    return LabelState(tuple(entry.get("main_entity", ())), entry.get("skipped") is True)
+
+
+class ManifestLabels:
+    """Read and change the labels of a site dump's pages in its ``manifest.jsonl`` (module docstring).
+
+    Parameters
+    ----------
+    site_dir : str or Path
+        The site dump directory.
+    lock_timeout_s : float, default 10
+        Seconds to wait for the lock before a change fails.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     _ = (Path(tmp) / "a.html").write_text("<h1>Ashgrove Kettle</h1>")
+    ...     labels = ManifestLabels(tmp)
+    ...     state = labels.write("a.html", ["Ashgrove Kettle"], False, LabelState().version,
+    ...                          label_in_page=True)
+    ...     line = (Path(tmp) / "manifest.jsonl").read_text()
+    >>> line
+    '{"path": "a.html", "main_entity": ["Ashgrove Kettle"], "label_in_page": true}\\n'
+    """
+
+    def __init__(self, site_dir: str | Path, *, lock_timeout_s: float = 10.0) -> None:
+        self.site_dir = Path(site_dir)
+        self.manifest = self.site_dir / MANIFEST_NAME
+        self.lock_timeout_s = lock_timeout_s
+
+    def _lines(self) -> list[str]:
+        """The manifest's lines with their line endings (split at ``\\n`` only, so every byte is kept);
+        for a dump without one, the lines it gets."""
+        try:
+            text = self.manifest.read_bytes().decode("utf-8")
+        except FileNotFoundError:
+            paths = [file.relative_to(self.site_dir).as_posix() for file in find_page_files(self.site_dir)]
+            return [_json_line({"path": path, "main_entity": []}) + "\n" for path in paths]
+        except UnicodeDecodeError as error:
+            raise PageReadError(f"{self.manifest}: not UTF-8 ({error}); a manifest is UTF-8 JSON lines") from error
+        lines = [line + "\n" for line in text.split("\n")]
+        lines[-1] = lines[-1][:-1]
+        return lines if lines[-1] else lines[:-1]
+
+    @staticmethod
+    def _index(lines: list[str]) -> dict[str, tuple[int, dict]]:
+        """``path -> (line number, entry)`` of the valid entries, the first of a path winning (as
+        :func:`mainentity.sitedump.read_site_dump` reads them)."""
+        found: dict[str, tuple[int, dict]] = {}
+        seen: set[str] = set()
+        for number, line in enumerate(lines):
+            if not line.strip():
+                continue
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if not manifest_entry_problem(entry, seen):
+                seen.add(entry["path"])
+                found[entry["path"]] = (number, entry)
+        return found
+
+    def read(self) -> dict[str, LabelState]:
+        """The state of every page the manifest lists, read from disk now (``{}`` without a manifest).
+
+        Raises
+        ------
+        mainentity.sitedump.PageReadError
+            If the manifest is not UTF-8.
+        """
+        if not self.manifest.is_file():
+            return {}
+        return {path: _state_of(entry) for path, (_, entry) in self._index(self._lines()).items()}
+
+    def write(
+        self,
+        path: str,
+        main_entity: Iterable[str],
+        skipped: bool,
+        expected_version: str,
+        *,
+        label_in_page: bool | None = None,
+    ) -> LabelState:
+        """Set one page's labels and skipped mark, if the page is still at ``expected_version``.
+
+        Parameters
+        ----------
+        path : str
+            The page's path relative to the dump, as the manifest names it (the caller checks that it
+            is a page of the dump).
+        main_entity : iterable of str
+            The new labels (cleaned by :func:`clean_labels`); empty to remove them.
+        skipped : bool
+            Mark the page skipped (``"skipped": true``) or remove the mark.
+        expected_version : str
+            :attr:`LabelState.version` of the state the change was made from (a page the manifest does
+            not list has the version of ``LabelState()``).
+        label_in_page : bool, optional
+            Stored as the line's ``label_in_page`` when given.
+
+        Returns
+        -------
+        state : LabelState
+            The page's new state.
+
+        Raises
+        ------
+        LabelConflict
+            If the page's state on disk is not at ``expected_version``; nothing is written.
+        ValueError
+            If the labels are not valid (:func:`clean_labels`).
+        TimeoutError
+            If the lock is not free within ``lock_timeout_s`` seconds.
+        OSError
+            If the manifest cannot be written; it is then unchanged.
+        """
+        labels = clean_labels(main_entity)
+        try:
+            with FileLock(self.site_dir / LOCK_NAME, timeout=self.lock_timeout_s):
+                lines = self._lines()
+                number, entry = self._index(lines).get(path, (None, {"path": path}))
+                current = _state_of(entry)
+                if current.version != expected_version:
+                    raise LabelConflict(path, current)
+                entry = dict(entry)
+                entry["main_entity"] = list(labels)
+                if label_in_page is not None:
+                    entry["label_in_page"] = label_in_page
+                if skipped:
+                    entry["skipped"] = True
+                else:
+                    entry.pop("skipped", None)
+                text = _json_line(entry)
+                if number is None:
+                    if lines and not lines[-1].endswith(("\n", "\r")):
+                        lines[-1] += "\n"
+                    lines.append(text + "\n")
+                else:
+                    old = lines[number]
+                    lines[number] = text + old[len(old.rstrip("\r\n")):]
+                write_text_atomic(self.manifest, "".join(lines))
+        except Timeout as error:
+            raise TimeoutError(f"{self.manifest}: locked by another process for over {self.lock_timeout_s:g} s "
+                               f"(lock file {LOCK_NAME})") from error
+        return LabelState(labels, skipped)
