@@ -46,6 +46,7 @@ from mainentity.pipeline import (
     load_pages,
     page_key,
     predict_documents,
+    render_settings,
     train_test_folds,
 )
 from mainentity.prediction_writer import PredictionWriter
@@ -247,6 +248,16 @@ def pretrained_names() -> list[str]:
     return sorted(path.name for path in PRETRAINED_DIR.iterdir() if (path / MODEL_FILE).is_file())
 
 
+def is_model_reference(model: str | Path) -> bool:
+    """Whether ``model`` names a model: a directory with ``config.yaml``, or a shipped model's name.
+
+    >>> is_model_reference("general"), is_model_reference("datasets/sample-shop")
+    (True, False)
+    """
+    path = Path(model)
+    return (path / "config.yaml").is_file() or (not path.exists() and str(model) in pretrained_names())
+
+
 def resolve_model(model: str | Path | None) -> Path:
     """The model directory a command means: a directory, the name of a shipped model, or the default.
 
@@ -344,17 +355,35 @@ def load_model(model_dir: str | Path | None = None) -> TrainedModel:
 
 def predict(
     model_dir: str | Path | None,
-    site_dump: str | Path,
+    inputs: str | Path | Sequence[str | Path],
     output: str | Path,
     *,
     base_url: str | None = None,
     retry_errors: bool = False,
+    cluster=None,
 ) -> int:
-    """Predict the main entity of every page of a site dump (or dataset) into a .jsonl/.csv file.
+    """Predict the main entity of every page of site dumps, datasets or WARC files into a .jsonl/.csv file.
 
     Rows are written as pages finish; running again with the same output skips the pages already
     there. Unreadable and unrenderable pages get a row with ``error`` set; with ``retry_errors``
     those rows are removed from the output first, so their pages are tried again.
+
+    Parameters
+    ----------
+    model_dir : str, Path or None
+        See :func:`resolve_model`.
+    inputs : str, Path or sequence of them
+        Site dumps, datasets of site dumps, WARC files or folders of WARC files
+        (:func:`mainentity.pipeline.load_pages`).
+    output : str or Path
+        The ``.jsonl`` or ``.csv`` file, resumed when it exists.
+    base_url : str, optional
+        URL prefix for pages of a dump without manifest or ``<base href>``.
+    retry_errors : bool, default False
+        Predict again the pages whose rows have an error.
+    cluster : mainentity.distributed.DaskSites, optional
+        A started cluster: each site is then one task of :func:`predict_pages` on it (the rows are the
+        same; this process still writes them all).
 
     Returns
     -------
@@ -362,8 +391,9 @@ def predict(
         Rows written by this call.
     """
     model = load_model(model_dir)
+    inputs = [inputs] if isinstance(inputs, (str, Path)) else list(inputs)
     loaded = load_pages(
-        [str(site_dump)], base_url=base_url, anchor_url_pattern=model.config.data.anchor_url_pattern
+        [str(path) for path in inputs], base_url=base_url, anchor_url_pattern=model.config.data.anchor_url_pattern
     )
     with PredictionWriter(output, retry_errors=retry_errors) as writer:
         n_before = len(writer.done)
@@ -386,13 +416,48 @@ def predict(
             if (prediction.site_id, prediction.path) not in done_before:
                 writer.write(prediction)
 
-        cleaners = cleaners_for(model, inputs)
-        stream = iter_documents(inputs, needs_render=model.recognizer.needs_render, render=model.config.render)
-        predict_documents(
-            model.recognizer, _progress(stream, len(inputs), "predict"), cleaners=cleaners, on_prediction=write_new,
-            pages_per_site=Counter(page.site_id for page in inputs),
-        )
+        if cluster is not None:
+            cluster.hold_renderers(render_settings(model.config.render))
+            sites: dict[str, list[Page]] = {}
+            for page in inputs:
+                sites.setdefault(page.site_id, []).append(page)
+            for predictions in cluster.map_sites(predict_pages, model, list(sites.values())):
+                for prediction in predictions:
+                    write_new(prediction)
+        else:
+            predict_pages(model, inputs, on_prediction=write_new, progress=True)
         return len(writer.done) - n_before
+
+
+def predict_pages(
+    model: TrainedModel, pages: Sequence[Page], *, on_prediction=None, progress: bool = False
+) -> list[Prediction]:
+    """Predict every page of whole sites: what :func:`predict` runs in process, and a cluster per site.
+
+    Each site's cleaner is fitted on its pages when the model has none for it; pages are rendered
+    through the render cache; a site-level recogniser gets each site whole.
+
+    Parameters
+    ----------
+    model : TrainedModel
+    pages : sequence of Page
+        All the pages of one or more sites, anchors filled.
+    on_prediction : callable, optional
+        Called with each prediction as soon as it exists (the output writer).
+    progress : bool, default False
+        Show a progress bar.
+
+    Returns
+    -------
+    predictions : list of Prediction
+        One per page (an error row for a page that failed), in order of completion.
+    """
+    cleaners = cleaners_for(model, pages)
+    stream = iter_documents(pages, needs_render=model.recognizer.needs_render, render=model.config.render)
+    return predict_documents(
+        model.recognizer, _progress(stream, len(pages), "predict") if progress else stream, cleaners=cleaners,
+        on_prediction=on_prediction, pages_per_site=Counter(page.site_id for page in pages),
+    )
 
 
 def cleaners_for(model: TrainedModel, pages: Sequence[Page]) -> dict:

@@ -14,6 +14,7 @@ RANKS = {
     "text": 0,
     "sitedump": 1,
     "linkgraph": 1,
+    "warc": 1,
     "render": 2,
     "cleaning": 3,
     "features": 4,

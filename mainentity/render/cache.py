@@ -300,6 +300,30 @@ class RenderCache:
             raise
 
 
+#: Renderers kept open for the life of this process by :func:`hold_renderer`, by their settings.
+_HELD: dict[RenderSettings, Renderer] = {}
+
+
+def hold_renderer(settings: RenderSettings) -> None:
+    """Keep one :class:`Renderer` with ``settings`` for this process: :func:`render_pages` then uses it
+    (started on the first cache miss) instead of starting and closing a Chromium per call.
+
+    A worker process of a cluster holds one for its lifetime (:mod:`mainentity.distributed`), so the
+    sites it is given one after another share one Chromium. Calls with the same settings keep the same
+    renderer. Not for several threads rendering at once.
+
+    >>> hold_renderer(RenderSettings()); release_renderers()  # nothing started until a page must render
+    """
+    _HELD.setdefault(settings, Renderer(settings))
+
+
+def release_renderers() -> None:
+    """Close the renderers kept by :func:`hold_renderer` (their Chromium, if started)."""
+    while _HELD:
+        _, renderer = _HELD.popitem()
+        renderer.close()
+
+
 def render_pages(
     pages: Iterable[Page],
     settings: RenderSettings = RenderSettings(),  # noqa: B008 (frozen dataclass)
@@ -311,7 +335,7 @@ def render_pages(
 
     Pages are taken ``chunk_size`` at a time: the chunk's cached pages are yielded first (in input
     order), then its misses are rendered by one :class:`Renderer` kept open for the whole call (in
-    order of completion) and stored. Failed pages are not cached, so a later run tries them again.
+    order of completion; the process's renderer when :func:`hold_renderer` keeps one) and stored. Failed pages are not cached, so a later run tries them again.
     The subresources served and blocked per rendered page are logged at the end (INFO).
 
     Parameters
@@ -361,7 +385,7 @@ def render_pages(
             if not misses:
                 continue
             if renderer is None:
-                renderer = Renderer(settings)
+                renderer = _HELD.get(settings) or Renderer(settings)
                 renderer.start()
             for outcome in renderer.render(misses):
                 if cache is not None and outcome.rendered is not None:
@@ -372,7 +396,8 @@ def render_pages(
                 yield outcome
     finally:
         if renderer is not None:
-            renderer.close()
+            if _HELD.get(settings) is not renderer:
+                renderer.close()
             logger.info(
                 "rendered %d pages in Chromium: %.1f subresources served from the dump and %.1f requests "
                 "blocked per page", n_rendered, n_served / max(n_rendered, 1), n_blocked / max(n_rendered, 1)
