@@ -111,12 +111,12 @@ class DaskSites:
         return self.client
 
     def map_sites(
-        self, function: Callable, shared, sites: Sequence[Sequence], *, desc: str = "predict"
+        self, function: Callable, shared, sites: Sequence[tuple[object, Sequence]], *, desc: str = "predict"
     ) -> Iterator:
         """Run ``function(shared, site)`` for every site on the cluster; yield each result as it finishes.
 
         ``shared`` (the model) is sent to every worker once; each site is one task. A progress bar
-        counts the items of the finished sites (pages).
+        counts the items (pages) of the finished sites.
 
         Parameters
         ----------
@@ -124,8 +124,9 @@ class DaskSites:
             Importable on the workers (a module-level function).
         shared : object
             Picklable; broadcast to all workers.
-        sites : sequence of sequences
-            One item per task (a site's pages).
+        sites : sequence of (object, sequence)
+            One per task: what the task needs besides its items (the site's dump directory), and its
+            items (the site's pages).
 
         Yields
         ------
@@ -141,7 +142,7 @@ class DaskSites:
         """
         client = self._client()
         [shared_future] = client.scatter([shared], broadcast=True, hash=False)
-        futures = {client.submit(function, shared_future, site, pure=False): len(site) for site in sites}
+        futures = {client.submit(function, shared_future, site, pure=False): len(site[1]) for site in sites}
         with tqdm(total=sum(futures.values()), desc=desc, unit="page", disable=None, leave=False) as bar:
             for future, result in as_completed(futures, with_results=True):
                 bar.update(futures.pop(future))

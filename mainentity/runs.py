@@ -52,6 +52,7 @@ from mainentity.pipeline import (
 from mainentity.prediction_writer import PredictionWriter
 from mainentity.recognizers.base import Recognizer, make_recognizer
 from mainentity.records import Document, Page, Prediction
+from mainentity.sitedump import register_dump, registered_dump
 
 logger = logging.getLogger(__name__)
 
@@ -382,7 +383,7 @@ def predict(
     retry_errors : bool, default False
         Predict again the pages whose rows have an error.
     cluster : mainentity.distributed.DaskSites, optional
-        A started cluster: each site is then one task of :func:`predict_pages` on it (the rows are the
+        A started cluster: each site is then one task of :func:`predict_site` on it (the rows are the
         same; this process still writes them all).
 
     Returns
@@ -421,12 +422,34 @@ def predict(
             sites: dict[str, list[Page]] = {}
             for page in inputs:
                 sites.setdefault(page.site_id, []).append(page)
-            for predictions in cluster.map_sites(predict_pages, model, list(sites.values())):
+            tasks = [(registered_dump(site_id), pages) for site_id, pages in sites.items()]
+            for predictions in cluster.map_sites(predict_site, model, tasks):
                 for prediction in predictions:
                     write_new(prediction)
         else:
             predict_pages(model, inputs, on_prediction=write_new, progress=True)
         return len(writer.done) - n_before
+
+
+def predict_site(model: TrainedModel, site: tuple[Path | None, Sequence[Page]]) -> list[Prediction]:
+    """Predict the pages of one site in another process (a cluster's task): :func:`predict_pages` after
+    recording the site's dump directory, so its stylesheets and fonts are served as in process.
+
+    Parameters
+    ----------
+    model : TrainedModel
+    site : (Path or None, sequence of Page)
+        The site dump directory the pages were read from (``None`` for pages of a WARC file) and the
+        pages of one site.
+
+    Returns
+    -------
+    predictions : list of Prediction
+    """
+    directory, pages = site
+    if directory is not None and pages:
+        register_dump(pages[0].site_id, directory)
+    return predict_pages(model, pages)
 
 
 def predict_pages(

@@ -672,7 +672,7 @@ def read_site_dump(
         pages.append(Page(site_id=site_id, path=relative, url=url, html=html, main_entity=labels))
     for failure in failures:
         logger.warning("skipped page %s of site %s: %s", failure.path, failure.site_id, failure.reason)
-    _register_dump(site_id, site_dir)
+    register_dump(site_id, site_dir)
     return SiteDump(site_id, site_dir, tuple(pages), tuple(failures))
 
 
@@ -945,11 +945,28 @@ _DUMPS: dict[str, DumpFiles] = {}
 _DUMPS_LOCK = threading.Lock()
 
 
-def _register_dump(site_id: str, site_dir: Path) -> None:
+def register_dump(site_id: str, site_dir: str | Path) -> None:
+    """Record that the pages of ``site_id`` were read from the site dump ``site_dir`` in this process.
+
+    :func:`read_site_dump` does it; a process given pages read elsewhere (a worker of a cluster) does it
+    so that :func:`dump_files_for` finds their dump (at the same path: a shared file system).
+    """
+    site_dir = Path(site_dir)
     with _DUMPS_LOCK:
         known = _DUMPS.get(site_id)
         if known is None or known.directory != site_dir.resolve():
             _DUMPS[site_id] = DumpFiles(site_dir.resolve())
+
+
+def registered_dump(site_id: str) -> Path | None:
+    """The site dump directory :func:`register_dump` recorded for ``site_id`` in this process, if any.
+
+    >>> registered_dump("no-such-site") is None
+    True
+    """
+    with _DUMPS_LOCK:
+        registered = _DUMPS.get(site_id)
+    return registered.directory if registered is not None else None
 
 
 def dump_files_for(page: Page) -> DumpFiles | None:

@@ -32,14 +32,21 @@ import json
 import logging
 import re
 import zlib
-from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from mainentity.records import Page
-from mainentity.sitedump import MANIFEST_NAME, HTML_SUFFIXES, PageFailure, PageReadError, SiteDump, decode_html, sniff_html
+from mainentity.sitedump import (
+    HTML_SUFFIXES,
+    MANIFEST_NAME,
+    PageFailure,
+    PageReadError,
+    SiteDump,
+    decode_html,
+    sniff_html,
+)
 
 logger = logging.getLogger(__name__)
 

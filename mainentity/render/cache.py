@@ -335,8 +335,9 @@ def render_pages(
 
     Pages are taken ``chunk_size`` at a time: the chunk's cached pages are yielded first (in input
     order), then its misses are rendered by one :class:`Renderer` kept open for the whole call (in
-    order of completion; the process's renderer when :func:`hold_renderer` keeps one) and stored. Failed pages are not cached, so a later run tries them again.
-    The subresources served and blocked per rendered page are logged at the end (INFO).
+    order of completion; the process's renderer when :func:`hold_renderer` keeps one) and stored.
+    Failed pages are not cached, so a later run tries them again. The subresources served and
+    blocked per rendered page are logged at the end (INFO).
 
     Parameters
     ----------
