@@ -3,11 +3,11 @@
 :class:`DaskSites` starts a local cluster (``workers``) or connects to a running scheduler
 (``scheduler``). On every worker a plugin (:class:`BrowserPerWorker`) makes the process keep one
 Chromium for its lifetime (:func:`mainentity.render.cache.hold_renderer`), so the sites a worker is
-given one after another share it. :meth:`DaskSites.map_sites` ships the shared argument (the model) to
-every worker once, submits one task per site, and yields each site's result in the client as it
-finishes, so one writer in the client writes every row. When a worker dies mid-task, the scheduler
-gives its tasks to another worker; a task's result reaches the client once, so nothing is lost and
-nothing is written twice.
+given one after another share it. :meth:`DaskSites.map_tasks` ships the shared argument (the model)
+to every worker once, submits one task per site (or shard of a large site), and yields each task's
+result in the client as it finishes, so one writer in the client writes every row. When a worker
+dies mid-task, the scheduler gives its tasks to another worker; a task's result reaches the client
+once, so nothing is lost and nothing is written twice.
 
 Dask is an optional extra (``pip install -e '.[crawl]'``): importing this module without it raises
 ImportError saying so. Only the CLI imports it, when asked for a cluster; without one everything runs
@@ -82,6 +82,7 @@ class DaskSites:
         self.scheduler = scheduler
         self.cluster = None
         self.client = None
+        self._shipped: tuple[object, object] | None = None  # (shared object, its future on the workers)
 
     def __enter__(self) -> DaskSites:
         if self.scheduler is None:
@@ -99,7 +100,7 @@ class DaskSites:
             self.client.close()
         if self.cluster is not None:
             self.cluster.close()
-        self.client = self.cluster = None
+        self.client = self.cluster = self._shipped = None
 
     def hold_renderers(self, settings) -> None:
         """Make every worker, present and future, keep one renderer with ``settings`` (:class:`BrowserPerWorker`)."""
@@ -110,13 +111,14 @@ class DaskSites:
             raise RuntimeError("DaskSites is not started; use `with DaskSites(...) as cluster:`")
         return self.client
 
-    def map_sites(
-        self, function: Callable, shared, sites: Sequence[tuple[object, Sequence]], *, desc: str = "predict"
+    def map_tasks(
+        self, function: Callable, shared, tasks: Sequence, *, sizes: Sequence[int], desc: str = "predict"
     ) -> Iterator:
-        """Run ``function(shared, site)`` for every site on the cluster; yield each result as it finishes.
+        """Run ``function(shared, task)`` for every task on the cluster; yield each result as it finishes.
 
-        ``shared`` (the model) is sent to every worker once; each site is one task. A progress bar
-        counts the items (pages) of the finished sites.
+        ``shared`` (the model) is sent to every worker once (again only when another object is given);
+        each task (a site, or a shard of one) is one
+        Dask task. A progress bar counts the pages of the finished tasks.
 
         Parameters
         ----------
@@ -124,14 +126,15 @@ class DaskSites:
             Importable on the workers (a module-level function).
         shared : object
             Picklable; broadcast to all workers.
-        sites : sequence of (object, sequence)
-            One per task: what the task needs besides its items (the site's dump directory), and its
-            items (the site's pages).
+        tasks : sequence
+            Picklable task descriptions.
+        sizes : sequence of int
+            The pages of each task, for the progress bar.
 
         Yields
         ------
         result
-            ``function(shared, site)``, in order of completion.
+            ``function(shared, task)``, in order of completion.
 
         Raises
         ------
@@ -141,8 +144,14 @@ class DaskSites:
             A task's own error, after Dask's retries on other workers.
         """
         client = self._client()
-        [shared_future] = client.scatter([shared], broadcast=True, hash=False)
-        futures = {client.submit(function, shared_future, site, pure=False): len(site[1]) for site in sites}
+        if not tasks:
+            return
+        if self._shipped is None or self._shipped[0] is not shared:
+            [future] = client.scatter([shared], broadcast=True, hash=False)
+            self._shipped = (shared, future)
+        shared_future = self._shipped[1]
+        futures = {client.submit(function, shared_future, task, pure=False): size
+                   for task, size in zip(tasks, sizes, strict=True)}
         with tqdm(total=sum(futures.values()), desc=desc, unit="page", disable=None, leave=False) as bar:
             for future, result in as_completed(futures, with_results=True):
                 bar.update(futures.pop(future))

@@ -419,11 +419,8 @@ def predict(
 
         if cluster is not None:
             cluster.hold_renderers(render_settings(model.config.render))
-            sites: dict[str, list[Page]] = {}
-            for page in inputs:
-                sites.setdefault(page.site_id, []).append(page)
-            tasks = [(registered_dump(site_id), pages) for site_id, pages in sites.items()]
-            for predictions in cluster.map_sites(predict_site, model, tasks):
+            tasks = site_tasks(model, inputs, cluster)
+            for predictions in cluster.map_tasks(predict_site, model, tasks, sizes=[len(t.pages) for t in tasks]):
                 for prediction in predictions:
                     write_new(prediction)
         else:
@@ -431,25 +428,87 @@ def predict(
         return len(writer.done) - n_before
 
 
-def predict_site(model: TrainedModel, site: tuple[Path | None, Sequence[Page]]) -> list[Prediction]:
-    """Predict the pages of one site in another process (a cluster's task): :func:`predict_pages` after
-    recording the site's dump directory, so its stylesheets and fonts are served as in process.
+#: Pages per task of a cluster run for a recogniser that answers page by page: a larger site is split
+#: into shards of at most this many pages, after its cleaner (its site-level statistics) is fitted once.
+SHARD_PAGES = 250
 
-    Parameters
+
+@dataclass(frozen=True)
+class SiteTask:
+    """The work of one task of a cluster run: the pages of one site, or a shard of them.
+
+    Attributes
     ----------
-    model : TrainedModel
-    site : (Path or None, sequence of Page)
-        The site dump directory the pages were read from (``None`` for pages of a WARC file) and the
-        pages of one site.
+    directory : Path or None
+        The site dump the pages were read from (``None`` for pages of WARC files).
+    pages : tuple of Page
+        Pages of one site.
+    cleaners : dict
+        ``site_id -> fitted cleaner`` to use besides the model's own (a large site's, fitted once for
+        all its shards).
+    """
+
+    directory: Path | None
+    pages: tuple[Page, ...]
+    cleaners: dict = dataclasses.field(default_factory=dict)
+
+
+def site_tasks(model: TrainedModel, pages: Sequence[Page], cluster) -> list[SiteTask]:
+    """The tasks of a cluster run: one per site, or shards of :data:`SHARD_PAGES` pages of a large site.
+
+    A site-level recogniser gets every site whole (its site statistics and vote are computed inside
+    ``predict``). Otherwise a site of more than :data:`SHARD_PAGES` pages is split; when the model has no
+    cleaner for it, the cleaner is first fitted once on the whole site by a task of ``cluster``
+    (:func:`fit_site_cleaner`) and handed to every shard.
+    """
+    sites: dict[str, list[Page]] = {}
+    for page in pages:
+        sites.setdefault(page.site_id, []).append(page)
+    whole = [SiteTask(registered_dump(site_id), tuple(site)) for site_id, site in sites.items()]
+    if model.recognizer.site_level:
+        return whole
+    large = [task for task in whole if len(task.pages) > SHARD_PAGES]
+    unclean = [task for task in large
+               if model.config.cleaning.method != "none" and task.pages[0].site_id not in model.cleaners]
+    cleaners: dict = {}
+    for fitted in cluster.map_tasks(fit_site_cleaner, model, unclean, sizes=[len(t.pages) for t in unclean],
+                                    desc="fit cleaners"):
+        cleaners.update(fitted)
+    tasks = [task for task in whole if len(task.pages) <= SHARD_PAGES]
+    for task in large:
+        site_id = task.pages[0].site_id
+        site_cleaners = {site_id: cleaners[site_id]} if site_id in cleaners else {}
+        tasks.extend(SiteTask(task.directory, task.pages[start:start + SHARD_PAGES], site_cleaners)
+                     for start in range(0, len(task.pages), SHARD_PAGES))
+    return tasks
+
+
+def _with_task_dump(task: SiteTask) -> None:
+    """Record the task's site dump in this process, so its stylesheets and fonts are served as in process."""
+    if task.directory is not None and task.pages:
+        register_dump(task.pages[0].site_id, task.directory)
+
+
+def fit_site_cleaner(model: TrainedModel, task: SiteTask) -> dict:
+    """``{site_id: cleaner}`` fitted on the task's pages (one whole site): a task of a cluster run."""
+    _with_task_dump(task)
+    site_id = task.pages[0].site_id
+    return {site_id: cleaners_for(model, task.pages)[site_id]}
+
+
+def predict_site(model: TrainedModel, task: SiteTask) -> list[Prediction]:
+    """Predict the pages of a task (:class:`SiteTask`) in a worker process: :func:`predict_pages` with
+    the task's site dump recorded and its cleaners added to the model's.
 
     Returns
     -------
     predictions : list of Prediction
+        One per page of the task.
     """
-    directory, pages = site
-    if directory is not None and pages:
-        register_dump(pages[0].site_id, directory)
-    return predict_pages(model, pages)
+    _with_task_dump(task)
+    if task.cleaners:
+        model = dataclasses.replace(model, cleaners={**model.cleaners, **task.cleaners})
+    return predict_pages(model, task.pages)
 
 
 def predict_pages(

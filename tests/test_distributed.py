@@ -84,3 +84,23 @@ def test_a_killed_worker_loses_no_site_and_writes_no_row_twice(tmp_path, inputs,
     reference = tmp_path / "in-process.jsonl"
     predict(model_with_cache(tmp_path / "ref", render_cache_dir), inputs, reference)
     assert rows == rows_of(reference)
+
+
+def test_large_sites_are_sharded_after_their_cleaner_is_fitted_once(tmp_path, inputs, render_cache_dir, monkeypatch):
+    """A page-by-page recogniser with site-level cleaning: shards of 10 pages give the in-process rows."""
+    from test_runs import quick_config
+
+    from mainentity import runs
+
+    run_dir = runs.train(quick_config(REPO / "configs" / "sample-msrbfn-sst.yaml", tmp_path, render_cache_dir))
+    model = runs.load_model(run_dir)
+    assert "sample-shop" in model.cleaners and "shop.example" not in model.cleaners
+    monkeypatch.setattr(runs, "SHARD_PAGES", 10)
+    in_process, on_cluster = tmp_path / "in-process.jsonl", tmp_path / "cluster.jsonl"
+    assert predict(run_dir, inputs, in_process) == 86
+    with DaskSites(workers=2) as cluster:
+        tasks = runs.site_tasks(model, runs.load_pages(inputs).pages, cluster)
+        assert sorted(len(task.pages) for task in tasks) == [2, *[2] * 2, *[10] * 8]
+        assert {task.pages[0].site_id for task in tasks if task.cleaners} == {"shop.example"}
+        assert predict(run_dir, inputs, on_cluster, cluster=cluster) == 86
+    assert rows_of(on_cluster) == rows_of(in_process)

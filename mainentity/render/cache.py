@@ -24,7 +24,9 @@ cleared.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import gc
 import gzip
 import hashlib
 import itertools
@@ -160,26 +162,50 @@ def load_outcome(data: bytes, page: Page) -> RenderOutcome:
         If ``data`` is not an entry of this format (corrupt, or written by another version).
     """
     try:
-        obj = json.loads(data)
-        if obj["format"] != CACHE_FORMAT or tuple(obj["fields"]) != _BLOCK_FIELDS:
-            raise ValueError(f"cache entry format {obj['format']} with fields {obj['fields']}")
-        rendered = RenderedPage(
-            title=obj["title"],
-            meta=tuple((key, content) for key, content in obj["meta"]),
-            blocks=tuple(TextBlock(*row) for row in obj["blocks"]),
-            width=obj["width"],
-            height=obj["height"],
-            segments=tuple(TextBlock(*row) for row in obj["segments"]),
-        )
-        return RenderOutcome(
-            page,
-            rendered,
-            subresources=tuple((url, sha256) for url, sha256 in obj["subresources"]),
-            n_subresources_served=obj["n_subresources_served"],
-            n_subresources_blocked=obj["n_subresources_blocked"],
-        )
+        with _cycle_collector_paused():
+            return _outcome_from_json(data, page)
     except (KeyError, TypeError) as exc:
         raise ValueError(f"malformed cache entry: {exc!r}") from exc
+
+
+@contextlib.contextmanager
+def _cycle_collector_paused():
+    """Keep Python's cycle collector from running while one entry's objects are built.
+
+    An entry holds hundreds of text blocks; building them triggers collections that each walk every
+    object still alive (the documents read before it), which took about half the time of a cache read
+    (``benchmarks/results/warm_cache_speed.md``). The objects built hold no reference cycles, so nothing
+    is left for the collector; it runs again as soon as the entry is built.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def _outcome_from_json(data: bytes, page: Page) -> RenderOutcome:
+    obj = json.loads(data)
+    if obj["format"] != CACHE_FORMAT or tuple(obj["fields"]) != _BLOCK_FIELDS:
+        raise ValueError(f"cache entry format {obj['format']} with fields {obj['fields']}")
+    rendered = RenderedPage(
+        title=obj["title"],
+        meta=tuple((key, content) for key, content in obj["meta"]),
+        blocks=tuple(TextBlock(*row) for row in obj["blocks"]),
+        width=obj["width"],
+        height=obj["height"],
+        segments=tuple(TextBlock(*row) for row in obj["segments"]),
+    )
+    return RenderOutcome(
+        page,
+        rendered,
+        subresources=tuple((url, sha256) for url, sha256 in obj["subresources"]),
+        n_subresources_served=obj["n_subresources_served"],
+        n_subresources_blocked=obj["n_subresources_blocked"],
+    )
 
 
 def current_subresources(page: Page, urls: Iterable[str]) -> tuple[tuple[str, str], ...]:
