@@ -58,10 +58,21 @@ def test_a_local_cluster_writes_the_rows_of_the_in_process_run(tmp_path, inputs,
         assert predict(model_dir, inputs, on_cluster, cluster=cluster) == 0
 
 
+def renderers_started() -> list[bool]:
+    """In a worker: whether each renderer the process holds has started its Chromium."""
+    from mainentity.render import cache
+
+    return [renderer._loop is not None for renderer in cache._HELD.values()]
+
+
 def test_a_killed_worker_loses_no_site_and_writes_no_row_twice(tmp_path, inputs, render_cache_dir):
+    """On an existing scheduler (as --scheduler), one worker process is killed while it renders a site."""
+    from distributed import LocalCluster
+
     model_dir = model_with_cache(tmp_path, tmp_path / "cold-cache")  # rendering makes the tasks last seconds
     out = tmp_path / "cluster.jsonl"
-    with DaskSites(workers=2) as cluster:
+    with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0") as local, \
+            DaskSites(scheduler=local.scheduler_address) as cluster:
         client = cluster.client
         result: dict = {}
         run = threading.Thread(target=lambda: result.update(n=predict(model_dir, inputs, out, cluster=cluster)))
@@ -77,6 +88,8 @@ def test_a_killed_worker_loses_no_site_and_writes_no_row_twice(tmp_path, inputs,
                 os.kill(killed, signal.SIGKILL)
             time.sleep(0.1)
         run.join(timeout=600)
+        held = client.run(renderers_started)
+    assert any(started == [True] for started in held.values()), held  # one Chromium per worker, kept
     assert killed is not None, "no worker was ever busy"
     assert result.get("n") == 86
     rows = rows_of(out)
