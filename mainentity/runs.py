@@ -417,6 +417,7 @@ def predict(
             if (prediction.site_id, prediction.path) not in done_before:
                 writer.write(prediction)
 
+        started = time.perf_counter()
         if cluster is not None:
             cluster.hold_renderers(render_settings(model.config.render))
             tasks = site_tasks(model, inputs, cluster)
@@ -425,6 +426,9 @@ def predict(
                     write_new(prediction)
         else:
             predict_pages(model, inputs, on_prediction=write_new, progress=True)
+        seconds = time.perf_counter() - started
+        logger.info("predicted %d pages in %.1f s (%.2f pages/s; reading the inputs and the model not counted)",
+                    len(inputs), seconds, len(inputs) / max(seconds, 1e-9))
         return len(writer.done) - n_before
 
 
