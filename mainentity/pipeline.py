@@ -11,6 +11,7 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -21,6 +22,9 @@ from mainentity.records import Document, Page, Prediction
 from mainentity.sitedump import PageFailure, read_dataset
 from mainentity.splits import site_folds, split_pages
 from mainentity.warc import is_warc_input, read_warcs
+
+if TYPE_CHECKING:  # the renderer (and Playwright) is imported only when pages are rendered
+    from mainentity.render.browser import Renderer
 
 logger = logging.getLogger(__name__)
 
@@ -87,6 +91,50 @@ def load_pages(
         coverage.append(graph.coverage)
     log_anchor_coverage(coverage)
     return LoadedPages(tuple(pages), tuple(failures), tuple(coverage))
+
+
+def with_site_anchors(pages: Sequence[Page], *, anchor_url_pattern: str | None = None) -> list[Page]:
+    """The pages with their incoming anchor texts (ILA) from the links among the given pages of each site.
+
+    What :func:`load_pages` does per site dump, for pages that come from elsewhere (built in memory):
+    the pages are grouped by ``site_id`` and each group is a site for
+    :func:`mainentity.linkgraph.link_graph`; the coverage is logged (:func:`log_anchor_coverage`).
+
+    Parameters
+    ----------
+    pages : sequence of Page
+        ``(site_id, path)`` unique; their ``anchors`` are replaced.
+    anchor_url_pattern : str, optional
+        Passed to :func:`~mainentity.linkgraph.link_graph` as ``url_pattern``.
+
+    Returns
+    -------
+    pages : list of Page
+        New pages, in the given order.
+
+    Raises
+    ------
+    ValueError
+        If two pages of a site share a path, or the pattern is not a regular expression.
+
+    Examples
+    --------
+    >>> a = Page("s", "a.html", "https://s.example/a.html", '<a href="b.html">Bee</a>')
+    >>> b = Page("s", "b.html", "https://s.example/b.html", "<p>b</p>")
+    >>> [page.anchors for page in with_site_anchors([a, b])]
+    [(), ('Bee',)]
+    """
+    by_site: dict[str, list[Page]] = defaultdict(list)
+    for page in pages:
+        by_site[page.site_id].append(page)
+    anchors: dict[tuple[str, str], tuple[str, ...]] = {}
+    coverage = []
+    for site_id, site_pages in by_site.items():
+        graph = link_graph(site_pages, url_pattern=anchor_url_pattern)
+        anchors.update(((site_id, path), texts) for path, texts in graph.anchors.items())
+        coverage.append(graph.coverage)
+    log_anchor_coverage(coverage)
+    return [replace(page, anchors=anchors[page_key(page)]) for page in pages]
 
 
 def _site_coverage_note(site: AnchorCoverage) -> str:
@@ -229,13 +277,16 @@ def render_settings(render: RenderConfig):
 
 
 def iter_documents(
-    pages: Sequence[Page], *, needs_render: bool, render: RenderConfig
+    pages: Sequence[Page], *, needs_render: bool, render: RenderConfig, renderer: Renderer | None = None
 ) -> Iterator[tuple[Page, Document | None, str]]:
     """Yield ``(page, document, error)`` for each page, as pages finish (any order).
 
     With ``needs_render`` the pages go through headless Chromium (cached on disk under
     ``render.cache_path()``); otherwise the document carries only the page. ``document`` is ``None`` and
-    ``error`` says why when a page could not be rendered.
+    ``error`` says why when a page could not be rendered. ``renderer`` (a
+    :class:`mainentity.render.Renderer` with :func:`render_settings` of ``render``) renders the
+    cache misses and is left running for the caller's next batch; by default a browser is started
+    for this batch only (:func:`mainentity.render.cache.render_pages`).
     """
     if not needs_render:
         for page in pages:
@@ -243,7 +294,8 @@ def iter_documents(
         return
     from mainentity.render.cache import render_pages
 
-    for outcome in render_pages(pages, render_settings(render), cache_dir=render.cache_path()):
+    outcomes = render_pages(pages, render_settings(render), cache_dir=render.cache_path(), renderer=renderer)
+    for outcome in outcomes:
         if outcome.rendered is None:
             yield outcome.page, None, outcome.error
         else:

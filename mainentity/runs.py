@@ -14,7 +14,6 @@ A trained model is a directory::
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import logging
 import os
@@ -25,6 +24,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import yaml
 from tqdm import tqdm
@@ -52,7 +52,10 @@ from mainentity.pipeline import (
 from mainentity.prediction_writer import PredictionWriter
 from mainentity.recognizers.base import Recognizer, make_recognizer
 from mainentity.records import Document, Page, Prediction
-from mainentity.sitedump import register_dump, registered_dump
+from mainentity.sitedump import page_digest, register_dump, registered_dump
+
+if TYPE_CHECKING:
+    from mainentity.render.browser import Renderer
 
 logger = logging.getLogger(__name__)
 
@@ -69,15 +72,6 @@ class TrainedModel:
     recognizer: Recognizer
     cleaners: dict
     training_pages: frozenset[str] = frozenset()
-
-
-def page_digest(page: Page) -> str:
-    """A short SHA-256 digest of a page's HTML: the same page in another copy of a dataset has the same one.
-
-    >>> page_digest(Page("s", "a.html", "http://s/a.html", "<h1>A</h1>"))
-    'af90603dd63fdeb4'
-    """
-    return hashlib.sha256(page.html.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def _progress(iterable, total: int, desc: str):
@@ -101,11 +95,16 @@ def build_recognizer(config: Config) -> Recognizer:
     return recognizer
 
 
-def render_all(pages: Sequence[Page], config: Config, needs_render: bool, desc: str):
-    """Documents of ``pages`` (rendered when needed), and error predictions of the pages that failed."""
+def render_all(
+    pages: Sequence[Page], config: Config, needs_render: bool, desc: str, renderer: Renderer | None = None
+):
+    """Documents of ``pages`` (rendered when needed), and error predictions of the pages that failed.
+
+    ``renderer``: a running browser to reuse (see :func:`mainentity.pipeline.iter_documents`).
+    """
     documents: dict[tuple[str, str], Document] = {}
     failed: list[Prediction] = []
-    stream = iter_documents(pages, needs_render=needs_render, render=config.render)
+    stream = iter_documents(pages, needs_render=needs_render, render=config.render, renderer=renderer)
     for page, document, error in _progress(stream, len(pages), desc):
         if document is None:
             logger.warning("render failed for %s/%s: %s", page.site_id, page.path, error)
@@ -318,6 +317,44 @@ def ship_model(run_dir: str | Path, name: str | None = None) -> Path:
         shutil.copyfile(run_dir / file_name, temporary)
         os.replace(temporary, target / file_name)
     return target
+
+
+def save_model(model: TrainedModel, directory: str | Path) -> Path:
+    """Write a model directory that :func:`load_model` reads: the model file, ``config.yaml``, ``meta.json``.
+
+    The model file holds the recogniser as it is now (parameters changed with ``set_params``
+    included), the cleaners and the training pages' digests; ``config.yaml`` is the model's config with
+    ``model.params`` set to the recogniser's current parameters; ``meta.json`` is copied from the
+    model's own directory when it has one. Each file is written atomically.
+
+    Parameters
+    ----------
+    model : TrainedModel
+    directory : str or Path
+        Created if missing; the files named above are replaced.
+
+    Returns
+    -------
+    directory : Path
+
+    Raises
+    ------
+    mainentity.model_io.UntrustedModelError
+        If the recogniser holds a type a model file cannot hold (nothing is written then).
+    """
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    params = model.recognizer.get_params(deep=False)
+    config = dataclasses.replace(model.config, model=dataclasses.replace(model.config.model, params=params))
+    save_model_file(
+        {"recognizer": model.recognizer, "cleaners": model.cleaners, "training_pages": sorted(model.training_pages)},
+        directory / MODEL_FILE,
+    )
+    write_text_atomic(directory / "config.yaml", yaml.safe_dump(config_to_dict(config), sort_keys=False))
+    meta = model.directory / "meta.json"
+    if meta.is_file() and meta.resolve() != (directory / "meta.json").resolve():
+        write_text_atomic(directory / "meta.json", meta.read_text(encoding="utf-8"))
+    return directory
 
 
 def load_model(model_dir: str | Path | None = None) -> TrainedModel:
@@ -546,14 +583,17 @@ def predict_pages(
     )
 
 
-def cleaners_for(model: TrainedModel, pages: Sequence[Page]) -> dict:
-    """The model's cleaners for the sites it knows, fitted anew for sites it has not seen."""
+def cleaners_for(model: TrainedModel, pages: Sequence[Page], renderer: Renderer | None = None) -> dict:
+    """The model's cleaners for the sites it knows, fitted anew for sites it has not seen.
+
+    ``renderer``: a running browser to reuse for the pages of those sites (else one is started).
+    """
     if model.config.cleaning.method == "none":
         return {}
     unseen = [page for page in pages if page.site_id not in model.cleaners]
     cleaners = dict(model.cleaners)
     if unseen:
-        documents, _ = render_all(unseen, model.config, True, desc="render (cleaning)")
+        documents, _ = render_all(unseen, model.config, True, desc="render (cleaning)", renderer=renderer)
         cleaners.update(fit_cleaners(documents, model.config.cleaning, random_state=model.config.seed))
     return cleaners
 

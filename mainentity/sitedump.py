@@ -691,6 +691,77 @@ def is_input_directory(path: str | Path) -> bool:
     return any(file.suffix.lower() in HTML_SUFFIXES for file in path.rglob("*"))
 
 
+def page_digest(page: Page) -> str:
+    """A short SHA-256 digest of a page's HTML: the same page in another copy of a dataset has the same one.
+
+    >>> page_digest(Page("s", "a.html", "http://s/a.html", "<h1>A</h1>"))
+    'af90603dd63fdeb4'
+    """
+    return hashlib.sha256(page.html.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def page_from_html(html: str | bytes, url: str | None = None, *, site_id: str | None = None) -> Page:
+    """A page built in memory from its markup, as a crawler holds it: no file, no site dump.
+
+    Parameters
+    ----------
+    html : str or bytes
+        The markup; bytes are decoded as a page file of a dump is (:func:`decode_html`: BOM, valid
+        UTF-8, declared charset, sniffing).
+    url : str, optional
+        The page's absolute URL. Without one, the page's absolute ``<base href>`` is its URL; else its
+        ``url`` is ``""`` (unknown: URL features are then empty, and the page is loaded under
+        :data:`mainentity.render.browser.PLACEHOLDER_ORIGIN`).
+    site_id : str, optional
+        The site the page belongs to; pages with the same site id are one site for site-level
+        recognisers. Default: the URL's host (``shop.example:8080``), so pages of one host form one
+        site; a page without URL is a site of its own, ``html-<digest>`` (:func:`page_digest`).
+
+    Returns
+    -------
+    page : Page
+        ``path`` is the URL (its name within the site; unique per site), or ``<digest>.html`` when
+        there is no URL; no labels and no anchors. Nothing is read from disk, so the renderer serves
+        no stylesheet, font or image to it (read the site dump with :func:`read_site_dump` for those).
+
+    Raises
+    ------
+    PageReadError
+        A ``ValueError`` naming the page (its URL, else ``<html>``) when the markup is empty or binary.
+    TypeError
+        If ``html`` is neither ``str`` nor ``bytes``, or ``url`` is not a string.
+
+    Examples
+    --------
+    >>> page = page_from_html("<title>Kettle</title><h1>Kettle</h1>", "https://shop.example/p/kettle")
+    >>> page.site_id, page.path, page.url
+    ('shop.example', 'https://shop.example/p/kettle', 'https://shop.example/p/kettle')
+    >>> page = page_from_html(b"<h1>A</h1>")
+    >>> page.site_id, page.path, page.url
+    ('html-af90603dd63fdeb4', 'af90603dd63fdeb4.html', '')
+    >>> page_from_html(b"\\x89PNG\\r\\n\\x1a\\n\\x00\\x00\\x00\\rIHDR\\x00\\x00", "https://s.example/a.png")
+    Traceback (most recent call last):
+    ...
+    mainentity.sitedump.PageReadError: https://s.example/a.png: not text (6 of the first 18 bytes are ...
+    """
+    if url is not None and not isinstance(url, str):
+        raise TypeError(f"url must be a string or None; got {type(url).__name__}")
+    name = url or "<html>"
+    if isinstance(html, bytes):
+        html = decode_html(html, name)
+    elif isinstance(html, str):
+        html = _checked(html, name)
+    else:
+        raise TypeError(f"{name}: html must be str or bytes; got {type(html).__name__}")
+    if not url:
+        base = find_base_href(html)
+        url = base if base and urlsplit(base).scheme in ("http", "https") else ""
+    digest = page_digest(Page("", "", "", html))
+    if site_id is None:
+        site_id = urlsplit(url).netloc.lower() or f"html-{digest}"
+    return Page(site_id=site_id, path=url or f"{digest}.html", url=url, html=html)
+
+
 def read_dataset(
     dataset_dir: str | Path, *, base_url: str | None = None, max_pages_per_site: int | None = None
 ) -> list[SiteDump]:

@@ -91,3 +91,77 @@ def test_own_pages_of_the_same_kinds(general_model, render_cache_dir):
     for page, prediction in zip(pages, answer(general_model, pages, render_cache_dir), strict=True):
         assert prediction.main_entity == page.main_entity[0], (page.path, prediction.main_entity, prediction.candidates)
         assert 0.0 <= prediction.score <= 1.0
+
+
+# The failures the issue about unseen sites lists, on sites of our own predicted whole (site evidence on)
+BOOKS = [("The Quiet Orchard", "Mara Ellison", "Paperback"), ("Salt and Lantern", "Owen Pryce", "Hardcover"),
+         ("A Map of Small Rivers", "Ines Moreau", "Paperback"), ("Winter Letters", "Tom Agarwal", "Large Print"),
+         ("The Clockmaker's Garden", "Ruth Okafor", "Paperback")]
+
+def bookshop_pages() -> list[Page]:
+    """A bookshop the model never saw: the title's heading holds a smaller format note, a 'by Author' line
+    sits below it, and a large bold navigation link repeats on every page."""
+    pages = []
+    for i, (title, author, fmt) in enumerate(BOOKS):
+        slug = title.lower().replace(" ", "-").replace("'", "")
+        related = "".join(f"<li><a href='/book/{t.lower().replace(' ', '-').replace(chr(39), '')}'>{t}</a></li>"
+                          for t, _, _ in BOOKS if t != title)
+        html = (f"<!DOCTYPE html><html><head><title>{title} ({fmt}) by {author} | Riverbend Books</title>"
+                "<style>body{font-family:sans-serif;font-size:15px}"
+                " .subtitle{font-size:16px;font-weight:400;color:#666}"
+                " .deal{font-size:26px;font-weight:bold;color:#b00} h2{font-size:28px}</style></head><body>"
+                "<header><a href='/' style='font-size:22px;font-weight:bold'>Riverbend Books</a>"
+                " <a class='deal' href='/sale'>Summer Sale: 3 for 2</a>"
+                " <a href='/fiction'>Fiction</a> <a href='/kids'>Kids</a></header>"
+                "<div class='crumbs'><a href='/'>Home</a> › <a href='/fiction'>Fiction</a></div>"
+                f"<main><h2>{title}<span class='subtitle'> ({fmt})</span></h2>"
+                f"<div class='by' style='font-size:17px'>by <a href='/author/{i}'>{author}</a></div>"
+                f"<div style='font-size:24px;font-weight:bold'>${12 + i}.99</div>"
+                "<button>Add to basket</button>"
+                "<p>" + f"A story of {title.lower()} and what it keeps. " * 4 + "</p>"
+                f"<h3>Readers also bought</h3><ul>{related}</ul></main>"
+                "<footer>Riverbend Books · Returns · Contact</footer></body></html>")
+        pages.append(Page("own-bookshop", f"book/{slug}.html", f"https://riverbend.example/book/{slug}", html,
+                          (title,)))
+    return pages
+
+STORIES = [("Ferry fares to rise by a third from spring", "Transport"),
+           ("New library opens its doors after six years of work", "Culture"),
+           ("Storm brings down power lines across the north coast", "Weather"),
+           ("School meals to be free for every pupil from September", "Education")]
+
+def news_pages() -> list[Page]:
+    """A news site the model never saw: a section label over the headline, the site's name large, and a
+    first paragraph that repeats the headline's words."""
+    pages = []
+    for headline, section in STORIES:
+        slug = "-".join(headline.lower().split()[:5])
+        words = headline.lower()
+        html = (f"<!DOCTYPE html><html><head><title>{headline} - North Coast Herald</title>"
+                "<meta property='og:site_name' content='North Coast Herald'>"
+                "<style>body{font-family:Georgia,serif;font-size:16px} h1{font-size:34px;margin:4px 0}"
+                " .lede{font-size:21px;line-height:1.4} .section{font-size:13px;font-weight:bold;"
+                "text-transform:uppercase;color:#c00}</style></head><body>"
+                "<header><div style='font-size:40px;font-weight:900'>North Coast Herald</div>"
+                "<nav><a href='/'>Home</a> <a href='/news'>News</a> <a href='/sport'>Sport</a>"
+                f" <a href='/{section.lower()}'>{section}</a></nav></header>"
+                f"<article><a class='section' href='/{section.lower()}'>{section}</a><h1>{headline}</h1>"
+                "<div style='font-size:13px'>By Staff Reporter · 3 March</div>"
+                f"<p class='lede'>{headline}, officials said on Tuesday, in a change that means {words} "
+                "for thousands of people along the coast who had hoped for better news this year.</p>"
+                "<p>" + "Residents said they had not been told in advance. " * 8 + "</p></article>"
+                "<aside><h3>Most read</h3><ol>" + "".join(f"<li><a href='/s/{j}'>{h}</a></li>" for j, (h, _)
+                                                           in enumerate(STORIES) if h != headline) + "</ol></aside>"
+                "<footer>© North Coast Herald</footer></body></html>")
+        pages.append(Page("own-news", f"news/{slug}.html", f"https://northcoastherald.example/news/{slug}",
+                          html, (headline,)))
+    return pages
+
+
+@pytest.mark.parametrize("make_pages", [bookshop_pages, news_pages])
+def test_own_sites_of_the_listed_failure_kinds(general_model, render_cache_dir, make_pages):
+    pages = make_pages()
+    for page, prediction in zip(pages, answer(general_model, pages, render_cache_dir), strict=True):
+        assert prediction.main_entity == page.main_entity[0], (page.path, prediction.main_entity, prediction.candidates)
+    alone = answer(general_model, pages[:1], render_cache_dir)[0]  # a dump of one page: no site evidence
+    assert alone.main_entity == pages[0].main_entity[0], (alone.main_entity, alone.candidates)

@@ -62,7 +62,7 @@ def renderers_started() -> list[bool]:
     """In a worker: whether each renderer the process holds has started its Chromium."""
     from mainentity.render import cache
 
-    return [renderer._loop is not None for renderer in cache._HELD.values()]
+    return [renderer.running for renderer in cache._HELD.values()]
 
 
 def test_a_killed_worker_loses_no_site_and_writes_no_row_twice(tmp_path, inputs, render_cache_dir):

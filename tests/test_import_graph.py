@@ -30,6 +30,7 @@ RANKS = {
     "benchmark": 8,
     "explain": 8,
     "distributed": 8,
+    "api": 8,
     "cli": 9,
 }
 

@@ -1,8 +1,10 @@
 """The README's commands and results stay true to the repository."""
 
+import doctest
 import importlib.util
 import re
 
+import pytest
 from conftest import REPO
 
 
@@ -26,3 +28,31 @@ def test_readme_has_two_setup_commands_and_ci_runs_the_test_one():
 
 def test_readme_results_are_generated_from_committed_results():
     assert load_script("readme_table").main(["--check"]) == 0
+
+
+@pytest.mark.browser
+def test_readme_python_examples_run_as_doctests(tmp_path, monkeypatch, render_cache_dir):
+    """The "From Python" section's examples, run in order as one doctest from a directory that sees the
+    repository's datasets/ (models saved by the examples go to its runs/, not the repository's)."""
+    import mainentity.api
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## From Python\n", 1)[1].split("\n## ", 1)[0]
+    examples = "\n".join(re.findall(r"```pycon\n(.*?)\n```", section, flags=re.S))
+    assert examples.count(">>> ") >= 20
+    (tmp_path / "datasets").symlink_to(REPO / "datasets")
+    monkeypatch.chdir(tmp_path)
+    # the per-user render cache of the examples is the session's render cache
+    (tmp_path / "xdg" / "mainentity").mkdir(parents=True)
+    (tmp_path / "xdg" / "mainentity" / "render").symlink_to(render_cache_dir)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    test = doctest.DocTestParser().get_doctest(examples, {}, "README.md: From Python", str(REPO / "README.md"), 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    report: list[str] = []
+    try:
+        runner.run(test, out=report.append)
+    finally:
+        if mainentity.api._default is not None:  # the browser extract() kept
+            mainentity.api._default.close()
+    assert runner.failures == 0, "".join(report)
+    assert (tmp_path / "runs" / "general-abstaining" / "model.skops").is_file()

@@ -51,7 +51,8 @@ class SiteProfile:
     slot_unique : dict of str to int
         Slot -> number of pages on which its text appears in that slot on no other page.
     title_pages : dict of str to int
-        Normalised ``<title>``/meta-title segment -> number of pages whose titles have it.
+        Normalised ``<title>``/meta-title segment -> number of pages whose titles have it; near-copies of
+        one page (:data:`NEAR_COPY_OVERLAP`) count once.
     """
 
     n_pages: int
@@ -70,6 +71,16 @@ class SiteProfile:
             return ()
         return tuple(segment for segment, n in self.title_pages.items()
                      if n >= 2 and n >= min_share * self.n_pages)
+
+    def shared_titles(self, min_pages: int = 2) -> frozenset[str]:
+        """Normalised title texts on the titles of at least ``min_pages`` pages: a whole title that
+        several pages share names a section or the site, not one page ("Journal | Harbor Lane Goods" on
+        an article and on the journal's index).
+
+        >>> sorted(SiteProfile(5, title_pages={"journal | shop": 2, "journal": 3, "linen | shop": 1}).shared_titles())
+        ['journal', 'journal | shop']
+        """
+        return frozenset(text for text, n in self.title_pages.items() if n >= min_pages)
 
     def features(self, candidates: Sequence[TextBlock], slots: Sequence[str] | None = None) -> np.ndarray:
         """Site-level features of one page's candidates, columns :data:`SITE_FEATURES`.
@@ -154,5 +165,37 @@ def site_profile(
         for slot, text in slots.items():
             slot_texts[slot][text] += 1
     slot_unique = {slot: sum(1 for count in texts.values() if count == 1) for slot, texts in slot_texts.items()}
-    title_pages = Counter(key for segments in pages_title_segments for key in {normalize_text(s) for s in segments})
+    title_pages = _title_pages(pages_title_segments, pages_candidates)
     return SiteProfile(len(pages_candidates), dict(text_pages), dict(slot_pages), slot_unique, dict(title_pages))
+
+
+#: Overlap of two pages' candidate texts (shared texts over the smaller page's texts) from which they
+#: are copies of one page (the same story saved twice, once with its comments loaded): their shared
+#: title is not a section's or the site's.
+NEAR_COPY_OVERLAP = 0.9
+
+
+def _title_pages(
+    pages_title_segments: Sequence[Sequence[str]], pages_candidates: Sequence[Sequence[TextBlock]]
+) -> dict[str, int]:
+    """Normalised title segment -> number of pages whose titles hold it, near-copies counted once."""
+    holders: dict[str, list[int]] = defaultdict(list)
+    for page, segments in enumerate(pages_title_segments):
+        for key in {normalize_text(segment) for segment in segments}:
+            holders[key].append(page)
+    texts: dict[int, frozenset[str]] = {}
+
+    def page_texts(page: int) -> frozenset[str]:
+        if page not in texts:
+            texts[page] = frozenset(normalize_text(candidate.text) for candidate in pages_candidates[page])
+        return texts[page]
+
+    counts = {}
+    for key, pages in holders.items():
+        distinct: list[frozenset[str]] = []
+        for page in pages if len(pages) > 1 else ():
+            own = page_texts(page)
+            if not any(len(own & other) >= NEAR_COPY_OVERLAP * min(len(own), len(other)) for other in distinct):
+                distinct.append(own)
+        counts[key] = max(len(distinct), 1)
+    return counts

@@ -19,17 +19,23 @@ text
     ``digit_share`` digits among its letters and digits; ``in_link``.
 the page's own statements of its title (Gali & Fränti 2016: title tag, meta titles; JSON-LD)
     ``title_dice`` token Dice with the whole ``<title>``; ``title_segment_dice`` best Dice with a
-    ``<title>`` segment; ``title_segment_exact`` equal to a segment of any title; ``title_last_segment`` equal to the
+    ``<title>`` segment (the pieces delimiters cut, not the whole title); ``title_segment_exact`` equal
+    to a segment of any title; ``segment_recall`` the best share of a title segment's terms that the
+    candidate holds ("the" holds 1/6 of "Bartleby the Scrivener Web Study Text");
+    ``title_last_segment`` equal to the
     last of two or more segments of a title (where sites put their name); ``in_title`` the
-    candidate's text is a substring of a title; ``title_precision`` share of its terms in the titles;
+    candidate's text occurs in a title as whole words; ``title_precision`` share of its terms in the titles;
     ``meta_dice`` best Dice with og:title/twitter:title/meta title; ``jsonld_dice`` best Dice with a
     JSON-LD ``headline`` or ``name``; ``url_dice`` Dice with the terms of the URL's last path segment;
     ``site_name`` its letters and digits, run together, hold or are held by the page's
     ``og:site_name``, a title segment that most pages of the site repeat, or the URL's domain
     (:func:`~mainentity.features.title_segments.url_parts`), at least 4 characters: "Quanta Magazine"
-    on quantamagazine.org. Title segments that name the site
+    on quantamagazine.org; ``holds_site_name`` the text, cut at title delimiters, has two or more
+    segments and one of them names the site ("God Calling: A.J. Russell: Christianbook.com", a whole
+    ``<title>`` that carries the site's name beside the page's own). Title segments that name the site
     are left out of the title features: a ``<title>`` that is only the site's name says nothing of
-    the page;
+    the page; so is a whole title that other pages of the site (not copies of this one) share
+    (:meth:`~mainentity.features.site.SiteProfile.shared_titles`): it names a section;
     ``anchor_dice`` best Dice with an incoming anchor text (ILA).
 kind and place among the page's candidates
     ``kind_title`` a title segment found in the page (its layout is that of the block that holds it);
@@ -58,7 +64,7 @@ from functools import lru_cache
 import numpy as np
 
 from mainentity.features.anchortext import dice_matrix
-from mainentity.features.candidates import page_title_segments, title_strings
+from mainentity.features.candidates import title_strings
 from mainentity.features.site import SITE_FEATURES, SiteProfile
 from mainentity.features.title_segments import split_title, url_parts
 from mainentity.records import Page, RenderedPage, TextBlock
@@ -71,9 +77,9 @@ FOLD_PX = 768.0
 TRANSFER_FEATURES = (
     "h1", "heading", "fsize_ratio", "fsize_rank", "bold", "weight", "y_fold", "above_fold", "x_centre",
     "width", "lines", "log_words", "upper_share", "digit_share", "in_link", "title_dice",
-    "title_segment_dice", "title_segment_exact", "title_last_segment", "in_title", "title_precision", "meta_dice",
-    "jsonld_dice", "url_dice", "site_name", "anchor_dice", "kind_title", "in_page", "merged", "coverage", "order",
-    "repeats", "first_h1", "best_title_dice", *SITE_FEATURES,
+    "title_segment_dice", "title_segment_exact", "segment_recall", "title_last_segment", "in_title",
+    "title_precision", "meta_dice", "jsonld_dice", "url_dice", "site_name", "holds_site_name", "anchor_dice",
+    "kind_title", "in_page", "merged", "coverage", "order", "repeats", "first_h1", "best_title_dice", *SITE_FEATURES,
 )
 
 #: Features whose larger values can only make a candidate more (+1) or less (-1) likely the main entity,
@@ -81,8 +87,8 @@ TRANSFER_FEATURES = (
 #: one site's pages cannot invert them on another's.
 MONOTONIC_FEATURES = {
     "h1": 1, "heading": 1, "fsize_ratio": 1, "fsize_rank": 1, "title_dice": 1, "title_segment_dice": 1,
-    "title_segment_exact": 1, "meta_dice": 1, "jsonld_dice": 1, "url_dice": 1, "anchor_dice": 1,
-    "site_name": -1, "title_last_segment": -1, "template_share": -1, "slot_variety": 1,
+    "title_segment_exact": 1, "segment_recall": 1, "meta_dice": 1, "jsonld_dice": 1, "url_dice": 1, "anchor_dice": 1,
+    "site_name": -1, "holds_site_name": -1, "title_last_segment": -1, "template_share": -1, "slot_variety": 1,
 }
 
 _JSON_LD = re.compile(r"<script[^>]*application/ld\+json[^>]*>(.*?)</script>", re.IGNORECASE | re.DOTALL)
@@ -196,6 +202,41 @@ def _is_site_name(text: str, site_names: Sequence[str]) -> bool:
     )
 
 
+def _is_word_char(char: str) -> bool:
+    """A letter or digit of a script that separates words by spaces (CJK characters are words alone)."""
+    return char.isalnum() and ord(char) < 0x2E80
+
+
+def _holds_words(text: str, part: str) -> bool:
+    """Whether ``part`` occurs in ``text`` as whole words, not inside one.
+
+    >>> _holds_words("google - site reliability engineering", "site reliability")
+    True
+    >>> _holds_words("google - site reliability engineering", "n")
+    False
+    """
+    start = text.find(part)
+    while part and start >= 0:
+        end = start + len(part)
+        if not (start > 0 and _is_word_char(text[start - 1]) and _is_word_char(part[0])) and not (
+                end < len(text) and _is_word_char(text[end]) and _is_word_char(part[-1])):
+            return True
+        start = text.find(part, start + 1)
+    return False
+
+
+def _holds_site_name(text: str, site_names: Sequence[str]) -> bool:
+    """Whether a text cut at title delimiters has two or more segments, one of which names the site.
+
+    >>> _holds_site_name("The Giver: Lois Lowry: 9780395645666: Christianbook.com", ("christianbookcom",))
+    True
+    >>> _holds_site_name("Christianbook.com", ("christianbookcom",))
+    False
+    """
+    segments = split_title(text)
+    return len(segments) >= 2 and any(_is_site_name(segment, site_names) for segment in segments)
+
+
 def _dice_with_references(texts: Sequence[str], reference_groups: Sequence[Sequence[str]]) -> np.ndarray:
     """Best token Dice (:func:`mainentity.features.anchortext.dice_matrix`) of each text with each group
     of reference texts, all groups in one call.
@@ -292,27 +333,37 @@ def candidate_features(
 
     domain, _, slug = url_parts(page.url) if page.url else ("", "", "")
     site_names = _site_names(rendered, domain, (profile or SiteProfile(1)).site_title_segments())
-    titles = title_strings(rendered)
+    # a whole title that several pages of the site share names a section or the site, not this page
+    shared = (profile or SiteProfile(1)).shared_titles()
+    titles = [title for title in title_strings(rendered) if normalize_text(title) not in shared]
     split_titles = [split_title(title) for title in titles]
-    segments = [segment for segment in page_title_segments(rendered) if not _is_site_name(segment, site_names)]
+    # the pieces a delimiter cuts, not the whole titles: a whole "Title: Author: Shop" is no segment
+    segments = [segment for segment in dict.fromkeys(piece for pieces in split_titles for piece in pieces)
+                if not _is_site_name(segment, site_names)]
     segment_keys = {normalize_text(segment) for segment in segments}
     title_keys = [normalize_text(title) for title in titles]
     title_terms = frozenset(term for title in titles for term in _text_stats(title)[0])
-    meta = list(rendered.meta_titles)
+    meta = [title for title in rendered.meta_titles if normalize_text(title) not in shared]
+    own_title = rendered.title if rendered.title and normalize_text(rendered.title) not in shared else ""
     dice = _dice_with_references(texts, [
-        [rendered.title] if rendered.title and not _is_site_name(rendered.title, site_names) else [], segments,
+        [own_title] if own_title and not _is_site_name(own_title, site_names) else [], segments,
         meta + [s for title in meta for s in split_title(title)],
         jsonld_titles(page.html), [slug], list(page.anchors),
     ])
     columns["title_dice"], columns["title_segment_dice"] = dice[:, 0], dice[:, 1]
     columns["title_segment_exact"] = np.array([key in segment_keys for key in normalized], dtype=float)
+    segment_terms = [terms_ for terms_ in (_text_stats(segment)[0] for segment in segments) if terms_]
+    columns["segment_recall"] = np.array([max((len(t & st) / len(st) for st in segment_terms), default=0.0)
+                                          for t in terms])
     last_keys = {normalize_text(pieces[-1]) for pieces in split_titles if len(pieces) >= 2}
     columns["title_last_segment"] = np.array([key in last_keys for key in normalized], dtype=float)
-    columns["in_title"] = np.array([any(key in title for title in title_keys) for key in normalized], dtype=float)
+    columns["in_title"] = np.array([any(_holds_words(title, key) for title in title_keys) for key in normalized],
+                                   dtype=float)
     columns["title_precision"] = np.array([len(t & title_terms) / len(t) if t else 0.0 for t in terms])
     columns["meta_dice"], columns["jsonld_dice"] = dice[:, 2], dice[:, 3]
     columns["url_dice"] = dice[:, 4]
     columns["site_name"] = np.array([_is_site_name(text, site_names) for text in texts], dtype=float)
+    columns["holds_site_name"] = np.array([_holds_site_name(text, site_names) for text in texts], dtype=float)
     columns["anchor_dice"] = dice[:, 5]
 
     columns["kind_title"] = np.array([candidate.kind == "title" for candidate in candidates], dtype=float)

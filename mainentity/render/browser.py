@@ -445,6 +445,11 @@ class Renderer:
         self._closing: set[asyncio.Future] = set()
 
     # -- lifecycle -------------------------------------------------------------------------------
+    @property
+    def running(self) -> bool:
+        """Whether the browser has been started and not closed since."""
+        return self._loop is not None
+
     def __enter__(self) -> Renderer:
         self.start()
         return self

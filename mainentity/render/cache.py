@@ -369,14 +369,18 @@ def render_pages(
     cache_dir: str | os.PathLike | None = None,
     *,
     chunk_size: int = 256,
+    renderer: Renderer | None = None,
 ) -> Iterator[RenderOutcome]:
     """Render pages, reading and filling the render cache; start Chromium only for cache misses.
 
     Pages are taken ``chunk_size`` at a time: the chunk's cached pages are yielded first (in input
     order), then its misses are rendered by one :class:`Renderer` kept open for the whole call (in
-    order of completion; the process's renderer when :func:`hold_renderer` keeps one) and stored.
-    Failed pages are not cached, so a later run tries them again. The subresources served and
-    blocked per rendered page are logged at the end (INFO).
+    order of completion) and stored. Failed pages are not cached, so a later run tries them again.
+    The subresources served and blocked per rendered page are logged at the end (INFO).
+
+    A caller that renders many small batches (one page at a time, as :func:`mainentity.api.extract`
+    does) passes its own ``renderer``: it is started on the first cache miss if it is not running and
+    left running, so the next call reuses the same Chromium; the caller closes it.
 
     Parameters
     ----------
@@ -387,6 +391,10 @@ def render_pages(
         Cache directory; ``None`` renders every page and caches nothing.
     chunk_size : int
         Pages looked up per round; bounds the memory held for cache hits.
+    renderer : Renderer, optional
+        The renderer of the cache misses, with these ``settings``; not closed here. Default: the one
+        :func:`hold_renderer` keeps for these settings, else one started on the first miss and closed
+        when the iteration ends.
 
     Yields
     ------
@@ -397,6 +405,8 @@ def render_pages(
     ------
     FileNotFoundError
         If a page must be rendered and the Chromium executable does not exist.
+    ValueError
+        If ``chunk_size < 1``, or ``renderer`` has other settings than ``settings``.
 
     Examples
     --------
@@ -409,9 +419,13 @@ def render_pages(
     """
     if chunk_size < 1:
         raise ValueError(f"chunk_size must be >= 1; got {chunk_size}")
+    if renderer is not None and renderer.settings != settings:
+        raise ValueError(f"the renderer's settings {renderer.settings} differ from {settings}")
+    if renderer is None:
+        renderer = _HELD.get(settings)  # the process's own (hold_renderer), when it keeps one
+    owned = renderer is None
     cache = RenderCache(cache_dir) if cache_dir is not None else None
     source = iter(pages)
-    renderer: Renderer | None = None
     n_rendered = n_served = n_blocked = 0
     try:
         while chunk := list(itertools.islice(source, chunk_size)):
@@ -425,8 +439,8 @@ def render_pages(
             if not misses:
                 continue
             if renderer is None:
-                renderer = _HELD.get(settings) or Renderer(settings)
-                renderer.start()
+                renderer = Renderer(settings)
+            renderer.start()  # idempotent: a caller's running renderer is reused
             for outcome in renderer.render(misses):
                 if cache is not None and outcome.rendered is not None:
                     cache.put(outcome, settings)
@@ -435,10 +449,10 @@ def render_pages(
                 n_blocked += outcome.n_subresources_blocked
                 yield outcome
     finally:
-        if renderer is not None:
-            if _HELD.get(settings) is not renderer:
-                renderer.close()
+        if n_rendered:
             logger.info(
                 "rendered %d pages in Chromium: %.1f subresources served from the dump and %.1f requests "
                 "blocked per page", n_rendered, n_served / max(n_rendered, 1), n_blocked / max(n_rendered, 1)
             )
+        if owned and renderer is not None:
+            renderer.close()
