@@ -15,6 +15,7 @@ import yaml
 from conftest import REPO
 from test_warc import make_sample_warc
 
+from mainentity.cli import main
 from mainentity.config import config_to_dict, load_config
 from mainentity.distributed import DaskSites
 from mainentity.runs import predict
@@ -46,7 +47,7 @@ def inputs(tmp_path_factory):
     return [str(warc), str(REPO / "datasets" / "sample-shop")]
 
 
-def test_a_local_cluster_writes_the_rows_of_the_in_process_run(tmp_path, inputs, render_cache_dir):
+def test_a_local_cluster_writes_the_rows_of_the_in_process_run(tmp_path, inputs, render_cache_dir, capsys):
     model_dir = model_with_cache(tmp_path, render_cache_dir)
     in_process, on_cluster = tmp_path / "in-process.jsonl", tmp_path / "cluster.jsonl"
     assert predict(model_dir, inputs, in_process) == 86
@@ -54,8 +55,10 @@ def test_a_local_cluster_writes_the_rows_of_the_in_process_run(tmp_path, inputs,
         assert predict(model_dir, inputs, on_cluster, cluster=cluster) == 86
         assert cluster.client.dashboard_link.startswith("http")
     assert rows_of(on_cluster) == rows_of(in_process)
-    with DaskSites(workers=1) as cluster:  # resumable the same way: nothing left to do
-        assert predict(model_dir, inputs, on_cluster, cluster=cluster) == 0
+    # the command line, resumable the same way: nothing left to do
+    assert main(["predict", str(model_dir), *inputs, "-o", str(on_cluster), "--workers", "1"]) == 0
+    assert "0 rows written" in capsys.readouterr().out
+    assert rows_of(on_cluster) == rows_of(in_process)
 
 
 def renderers_started() -> list[bool]:
