@@ -29,19 +29,26 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--ship", action="store_true",
                        help="also copy the model into the package's shipped models (mainentity/pretrained/NAME)")
 
-    predict = commands.add_parser("predict", help="predict the main entity of every page of a site dump")
-    predict.add_argument("paths", nargs="+", metavar="[MODEL] SITE_DUMP",
+    predict = commands.add_parser("predict", help="predict the main entity of every page of site dumps or WARC files")
+    predict.add_argument("paths", nargs="+", metavar="[MODEL] INPUT",
                          help="a model directory written by 'train' or a shipped model's name (default: the "
-                              "general model), then a site dump directory (or a dataset of site dumps)")
+                              "general model), then one or more inputs: site dump directories, datasets of site "
+                              "dumps, WARC files (.warc, .warc.gz) or folders of them")
     predict.add_argument("-o", "--output", required=True, help="output file, .jsonl or .csv (resumed if it exists)")
     predict.add_argument("--base-url", help="URL prefix for pages without a manifest or <base href>")
     predict.add_argument("--retry-errors", action="store_true",
                          help="predict again the pages whose rows in the output have an error")
+    cluster = predict.add_mutually_exclusive_group()
+    cluster.add_argument("--workers", type=int, metavar="N",
+                         help="run on a local Dask cluster of N worker processes (one Chromium each)")
+    cluster.add_argument("--scheduler", metavar="ADDRESS",
+                         help="run on an existing Dask cluster, e.g. tcp://10.0.0.5:8786")
 
     evaluate = commands.add_parser("evaluate", help="evaluate a model on a labeled dataset")
     evaluate.add_argument("paths", nargs="+", metavar="[MODEL] DATASET",
                           help="a model directory or a shipped model's name (default: the general model), then "
-                               "a labeled dataset (sites/<id>/manifest.jsonl) or site dump")
+                               "a labeled dataset (sites/<id>/manifest.jsonl), a site dump, or a WARC file or "
+                               "folder of them with a manifest.jsonl of URLs and labels beside it")
     evaluate.add_argument("-o", "--output", help="report directory (default MODEL/evaluations/<dataset>)")
 
     benchmark = commands.add_parser(
@@ -64,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     clean = commands.add_parser(
         "clean", help="fit a site-level cleaner per site and report the noisy nodes with sample text"
     )
-    clean.add_argument("site_dump", help="site dump directory (or a dataset of site dumps)")
+    clean.add_argument("site_dump", help="site dump directory, dataset of site dumps, WARC file or folder of them")
     clean.add_argument("--method", required=True, choices=("sst", "infodiscoverer", "none"))
     clean.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                        help="cleaner parameter, value read as YAML (repeatable), e.g. threshold=0.3")
@@ -103,6 +110,23 @@ def _model_and_input(paths: Sequence[str], what: str) -> tuple[str | None, str]:
     return (paths[0], paths[1]) if len(paths) == 2 else (None, paths[0])
 
 
+def _model_and_inputs(paths: Sequence[str]) -> tuple[str | None, list[str]]:
+    """``[MODEL] INPUT...`` -> ``(model or None for the default, inputs)``.
+
+    With several paths the first is the model unless it is itself an input (a WARC file, or a
+    directory that is not a model directory and holds a dataset, a site dump or WARC files); so
+    ``predict MODEL DUMP`` and ``predict DUMP_A DUMP_B`` both mean what they say.
+    """
+    from mainentity.runs import is_model_reference
+    from mainentity.sitedump import is_input_directory
+    from mainentity.warc import is_warc_input
+
+    first = paths[0]
+    if len(paths) == 1 or (not is_model_reference(first) and (is_warc_input(first) or is_input_directory(first))):
+        return None, list(paths)
+    return first, list(paths[1:])
+
+
 def run_command(args: argparse.Namespace) -> int:
     """Carry out a parsed command; returns the exit status."""
     from mainentity import runs
@@ -115,8 +139,15 @@ def run_command(args: argparse.Namespace) -> int:
         if args.ship:
             print(f"model shipped to {runs.ship_model(run_dir)}")
     elif args.command == "predict":
-        model, site_dump = _model_and_input(args.paths, "SITE_DUMP")
-        n_rows = runs.predict(model, site_dump, args.output, base_url=args.base_url, retry_errors=args.retry_errors)
+        model, inputs = _model_and_inputs(args.paths)
+        if args.workers is None and args.scheduler is None:
+            n_rows = runs.predict(model, inputs, args.output, base_url=args.base_url, retry_errors=args.retry_errors)
+        else:
+            from mainentity.distributed import DaskSites
+
+            with DaskSites(workers=args.workers, scheduler=args.scheduler) as cluster:
+                n_rows = runs.predict(model, inputs, args.output, base_url=args.base_url,
+                                      retry_errors=args.retry_errors, cluster=cluster)
         print(f"{n_rows} rows written to {args.output}")
     elif args.command == "evaluate":
         model, dataset = _model_and_input(args.paths, "DATASET")
@@ -183,6 +214,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
+    # Dask logs every worker's start and stop at INFO: only its warnings, unless asked for debug messages
+    logging.getLogger("distributed").setLevel(logging.DEBUG if args.verbose else logging.WARNING)
     try:
         return run_command(args)
     except (ValueError, FileNotFoundError, ImportError) as error:

@@ -21,6 +21,7 @@ from mainentity.recognizers.base import Recognizer
 from mainentity.records import Document, Page, Prediction
 from mainentity.sitedump import PageFailure, read_dataset
 from mainentity.splits import site_folds, split_pages
+from mainentity.warc import is_warc_input, read_warcs
 
 if TYPE_CHECKING:  # the renderer (and Playwright) is imported only when pages are rendered
     from mainentity.render.browser import Renderer
@@ -56,6 +57,10 @@ def load_pages(
 ) -> LoadedPages:
     """Read every site dump of the given datasets and fill each page's incoming anchor texts (ILA).
 
+    A dataset may also be a WARC file or a folder of them (:func:`mainentity.warc.is_warc_input`): all
+    the WARC inputs are read together into one site per host (:func:`mainentity.warc.read_warcs`);
+    ``base_url`` does not apply to them (their records carry their URLs).
+
     The link graph is computed per site dump (Carullo & Binaghi 2010, section 2: A is the set of
     anchor texts of links in the site that point to the page) by :func:`mainentity.linkgraph.link_graph`,
     which learns how the site's URLs name its pages; ``anchor_url_pattern`` overrides that. The anchor
@@ -65,16 +70,25 @@ def load_pages(
     ------
     ValueError
         If a dataset directory holds no site dump, or ``anchor_url_pattern`` is not a regular expression.
+    ImportError
+        If a WARC file is given and FastWARC is not installed.
     """
     pages: list[Page] = []
     failures: list[PageFailure] = []
     coverage: list[AnchorCoverage] = []
-    for dataset in datasets:
-        for site in read_dataset(dataset, base_url=base_url, max_pages_per_site=max_pages_per_site):
-            graph = link_graph(site.pages, url_pattern=anchor_url_pattern)
-            pages.extend(replace(page, anchors=graph.anchors[page.path]) for page in site.pages)
-            failures.extend(site.failures)
-            coverage.append(graph.coverage)
+    datasets = list(datasets)
+    crawls = [dataset for dataset in datasets if is_warc_input(dataset)]
+    sites = [site for dataset in datasets if dataset not in crawls
+             for site in read_dataset(dataset, base_url=base_url, max_pages_per_site=max_pages_per_site)]
+    if crawls:
+        warc_input = read_warcs(crawls, max_pages_per_site=max_pages_per_site)
+        sites.extend(warc_input.sites)
+        failures.extend(warc_input.failures)
+    for site in sites:
+        graph = link_graph(site.pages, url_pattern=anchor_url_pattern)
+        pages.extend(replace(page, anchors=graph.anchors[page.path]) for page in site.pages)
+        failures.extend(site.failures)
+        coverage.append(graph.coverage)
     log_anchor_coverage(coverage)
     return LoadedPages(tuple(pages), tuple(failures), tuple(coverage))
 

@@ -46,12 +46,13 @@ from mainentity.pipeline import (
     load_pages,
     page_key,
     predict_documents,
+    render_settings,
     train_test_folds,
 )
 from mainentity.prediction_writer import PredictionWriter
 from mainentity.recognizers.base import Recognizer, make_recognizer
 from mainentity.records import Document, Page, Prediction
-from mainentity.sitedump import page_digest
+from mainentity.sitedump import page_digest, register_dump, registered_dump
 
 if TYPE_CHECKING:
     from mainentity.render.browser import Renderer
@@ -247,6 +248,16 @@ def pretrained_names() -> list[str]:
     return sorted(path.name for path in PRETRAINED_DIR.iterdir() if (path / MODEL_FILE).is_file())
 
 
+def is_model_reference(model: str | Path) -> bool:
+    """Whether ``model`` names a model: a directory with ``config.yaml``, or a shipped model's name.
+
+    >>> is_model_reference("general"), is_model_reference("datasets/sample-shop")
+    (True, False)
+    """
+    path = Path(model)
+    return (path / "config.yaml").is_file() or (not path.exists() and str(model) in pretrained_names())
+
+
 def resolve_model(model: str | Path | None) -> Path:
     """The model directory a command means: a directory, the name of a shipped model, or the default.
 
@@ -382,17 +393,35 @@ def load_model(model_dir: str | Path | None = None) -> TrainedModel:
 
 def predict(
     model_dir: str | Path | None,
-    site_dump: str | Path,
+    inputs: str | Path | Sequence[str | Path],
     output: str | Path,
     *,
     base_url: str | None = None,
     retry_errors: bool = False,
+    cluster=None,
 ) -> int:
-    """Predict the main entity of every page of a site dump (or dataset) into a .jsonl/.csv file.
+    """Predict the main entity of every page of site dumps, datasets or WARC files into a .jsonl/.csv file.
 
     Rows are written as pages finish; running again with the same output skips the pages already
     there. Unreadable and unrenderable pages get a row with ``error`` set; with ``retry_errors``
     those rows are removed from the output first, so their pages are tried again.
+
+    Parameters
+    ----------
+    model_dir : str, Path or None
+        See :func:`resolve_model`.
+    inputs : str, Path or sequence of them
+        Site dumps, datasets of site dumps, WARC files or folders of WARC files
+        (:func:`mainentity.pipeline.load_pages`).
+    output : str or Path
+        The ``.jsonl`` or ``.csv`` file, resumed when it exists.
+    base_url : str, optional
+        URL prefix for pages of a dump without manifest or ``<base href>``.
+    retry_errors : bool, default False
+        Predict again the pages whose rows have an error.
+    cluster : mainentity.distributed.DaskSites, optional
+        A started cluster: each site is then one task of :func:`predict_site` on it (the rows are the
+        same; this process still writes them all).
 
     Returns
     -------
@@ -400,8 +429,9 @@ def predict(
         Rows written by this call.
     """
     model = load_model(model_dir)
+    inputs = [inputs] if isinstance(inputs, (str, Path)) else list(inputs)
     loaded = load_pages(
-        [str(site_dump)], base_url=base_url, anchor_url_pattern=model.config.data.anchor_url_pattern
+        [str(path) for path in inputs], base_url=base_url, anchor_url_pattern=model.config.data.anchor_url_pattern
     )
     with PredictionWriter(output, retry_errors=retry_errors) as writer:
         n_before = len(writer.done)
@@ -424,13 +454,133 @@ def predict(
             if (prediction.site_id, prediction.path) not in done_before:
                 writer.write(prediction)
 
-        cleaners = cleaners_for(model, inputs)
-        stream = iter_documents(inputs, needs_render=model.recognizer.needs_render, render=model.config.render)
-        predict_documents(
-            model.recognizer, _progress(stream, len(inputs), "predict"), cleaners=cleaners, on_prediction=write_new,
-            pages_per_site=Counter(page.site_id for page in inputs),
-        )
+        started = time.perf_counter()
+        if cluster is not None:
+            cluster.hold_renderers(render_settings(model.config.render))
+            tasks = site_tasks(model, inputs, cluster)
+            for predictions in cluster.map_tasks(predict_site, model, tasks, sizes=[len(t.pages) for t in tasks]):
+                for prediction in predictions:
+                    write_new(prediction)
+        else:
+            predict_pages(model, inputs, on_prediction=write_new, progress=True)
+        seconds = time.perf_counter() - started
+        logger.info("predicted %d pages in %.1f s (%.2f pages/s; reading the inputs and the model not counted)",
+                    len(inputs), seconds, len(inputs) / max(seconds, 1e-9))
         return len(writer.done) - n_before
+
+
+#: Pages per task of a cluster run for a recogniser that answers page by page: a larger site is split
+#: into shards of at most this many pages, after its cleaner (its site-level statistics) is fitted once.
+SHARD_PAGES = 250
+
+
+@dataclass(frozen=True)
+class SiteTask:
+    """The work of one task of a cluster run: the pages of one site, or a shard of them.
+
+    Attributes
+    ----------
+    directory : Path or None
+        The site dump the pages were read from (``None`` for pages of WARC files).
+    pages : tuple of Page
+        Pages of one site.
+    cleaners : dict
+        ``site_id -> fitted cleaner`` to use besides the model's own (a large site's, fitted once for
+        all its shards).
+    """
+
+    directory: Path | None
+    pages: tuple[Page, ...]
+    cleaners: dict = dataclasses.field(default_factory=dict)
+
+
+def site_tasks(model: TrainedModel, pages: Sequence[Page], cluster) -> list[SiteTask]:
+    """The tasks of a cluster run: one per site, or shards of :data:`SHARD_PAGES` pages of a large site.
+
+    A site-level recogniser gets every site whole (its site statistics and vote are computed inside
+    ``predict``). Otherwise a site of more than :data:`SHARD_PAGES` pages is split; when the model has no
+    cleaner for it, the cleaner is first fitted once on the whole site by a task of ``cluster``
+    (:func:`fit_site_cleaner`) and handed to every shard.
+    """
+    sites: dict[str, list[Page]] = {}
+    for page in pages:
+        sites.setdefault(page.site_id, []).append(page)
+    whole = [SiteTask(registered_dump(site_id), tuple(site)) for site_id, site in sites.items()]
+    if model.recognizer.site_level:
+        return whole
+    large = [task for task in whole if len(task.pages) > SHARD_PAGES]
+    unclean = [task for task in large
+               if model.config.cleaning.method != "none" and task.pages[0].site_id not in model.cleaners]
+    cleaners: dict = {}
+    for fitted in cluster.map_tasks(fit_site_cleaner, model, unclean, sizes=[len(t.pages) for t in unclean],
+                                    desc="fit cleaners"):
+        cleaners.update(fitted)
+    tasks = [task for task in whole if len(task.pages) <= SHARD_PAGES]
+    for task in large:
+        site_id = task.pages[0].site_id
+        site_cleaners = {site_id: cleaners[site_id]} if site_id in cleaners else {}
+        tasks.extend(SiteTask(task.directory, task.pages[start:start + SHARD_PAGES], site_cleaners)
+                     for start in range(0, len(task.pages), SHARD_PAGES))
+    return tasks
+
+
+def _with_task_dump(task: SiteTask) -> None:
+    """Record the task's site dump in this process, so its stylesheets and fonts are served as in process."""
+    if task.directory is not None and task.pages:
+        register_dump(task.pages[0].site_id, task.directory)
+
+
+def fit_site_cleaner(model: TrainedModel, task: SiteTask) -> dict:
+    """``{site_id: cleaner}`` fitted on the task's pages (one whole site): a task of a cluster run."""
+    _with_task_dump(task)
+    site_id = task.pages[0].site_id
+    return {site_id: cleaners_for(model, task.pages)[site_id]}
+
+
+def predict_site(model: TrainedModel, task: SiteTask) -> list[Prediction]:
+    """Predict the pages of a task (:class:`SiteTask`) in a worker process: :func:`predict_pages` with
+    the task's site dump recorded and its cleaners added to the model's.
+
+    Returns
+    -------
+    predictions : list of Prediction
+        One per page of the task.
+    """
+    _with_task_dump(task)
+    if task.cleaners:
+        model = dataclasses.replace(model, cleaners={**model.cleaners, **task.cleaners})
+    return predict_pages(model, task.pages)
+
+
+def predict_pages(
+    model: TrainedModel, pages: Sequence[Page], *, on_prediction=None, progress: bool = False
+) -> list[Prediction]:
+    """Predict every page of whole sites: what :func:`predict` runs in process, and a cluster per site.
+
+    Each site's cleaner is fitted on its pages when the model has none for it; pages are rendered
+    through the render cache; a site-level recogniser gets each site whole.
+
+    Parameters
+    ----------
+    model : TrainedModel
+    pages : sequence of Page
+        All the pages of one or more sites, anchors filled.
+    on_prediction : callable, optional
+        Called with each prediction as soon as it exists (the output writer).
+    progress : bool, default False
+        Show a progress bar.
+
+    Returns
+    -------
+    predictions : list of Prediction
+        One per page (an error row for a page that failed), in order of completion.
+    """
+    cleaners = cleaners_for(model, pages)
+    stream = iter_documents(pages, needs_render=model.recognizer.needs_render, render=model.config.render)
+    return predict_documents(
+        model.recognizer, _progress(stream, len(pages), "predict") if progress else stream, cleaners=cleaners,
+        on_prediction=on_prediction, pages_per_site=Counter(page.site_id for page in pages),
+    )
 
 
 def cleaners_for(model: TrainedModel, pages: Sequence[Page], renderer: Renderer | None = None) -> dict:

@@ -212,10 +212,12 @@ def declared_charset(data: bytes) -> str | None:
     return None
 
 
-def decode_html(data: bytes, path: str = "<bytes>") -> str:
+def decode_html(data: bytes, path: str = "<bytes>", *, http_charset: str | None = None) -> str:
     """Decode a page's bytes to text, the way a browser would but trusting valid UTF-8 first.
 
-    Order: (1) a byte order mark (UTF-8, UTF-16 LE/BE); (2) strict UTF-8 when the bytes are valid
+    Order: (1) a byte order mark (UTF-8, UTF-16 LE/BE); (1b) the charset of the HTTP ``Content-Type``
+    header when given and known (a page of a crawl: the browser's transport-layer encoding, which
+    wins over ``<meta>``), with replacement characters; (2) strict UTF-8 when the bytes are valid
     UTF-8 (saved pages often keep a stale ``<meta charset>``); (3) the declared charset
     (:func:`declared_charset`), strictly; (4) charset-normalizer's best guess (windows-1252 among
     equally good guesses); (5) the declared charset
@@ -228,6 +230,9 @@ def decode_html(data: bytes, path: str = "<bytes>") -> str:
         The page file's content.
     path : str
         Name used in error messages.
+    http_charset : str, optional
+        The charset label of the page's HTTP ``Content-Type`` header (WHATWG labels: ``iso-8859-1``
+        decodes as windows-1252); unknown labels are ignored.
 
     Returns
     -------
@@ -246,6 +251,8 @@ def decode_html(data: bytes, path: str = "<bytes>") -> str:
     '<meta charset="gb2312"><p>中</p>'
     >>> decode_html('<meta charset="windows-1252"><p>café</p>'.encode("cp1252"))
     '<meta charset="windows-1252"><p>café</p>'
+    >>> decode_html("<p>café</p>".encode("cp1252"), http_charset="ISO-8859-1")
+    '<p>café</p>'
     """
     for bom, codec in _BOMS:
         if data.startswith(bom):
@@ -259,6 +266,9 @@ def decode_html(data: bytes, path: str = "<bytes>") -> str:
         raise PageReadError(
             f"{path}: not text ({n_binary} of the first {len(head)} bytes are control bytes such as NUL)"
         )
+    transport = _python_codec(http_charset) if http_charset else None
+    if transport is not None:
+        return _checked(data.decode(transport, errors="mainentity-c1" if transport == "cp1252" else "replace"), path)
     declared = declared_charset(data)
     try:
         html = data.decode("utf-8")
@@ -717,8 +727,23 @@ def read_site_dump(
         pages.append(Page(site_id=site_id, path=relative, url=url, html=html, main_entity=labels))
     for failure in failures:
         logger.warning("skipped page %s of site %s: %s", failure.path, failure.site_id, failure.reason)
-    _register_dump(site_id, site_dir)
+    register_dump(site_id, site_dir)
     return SiteDump(site_id, site_dir, tuple(pages), tuple(failures))
+
+
+def is_input_directory(path: str | Path) -> bool:
+    """Whether ``path`` is a directory that :func:`read_dataset` can read: it has a ``sites/`` folder, a
+    manifest, or an HTML file (by name) somewhere below it. Stops at the first HTML file found.
+
+    >>> is_input_directory("datasets/sample-shop"), is_input_directory("mainentity/pretrained")
+    (True, False)
+    """
+    path = Path(path)
+    if not path.is_dir():
+        return False
+    if (path / "sites").is_dir() or (path / MANIFEST_NAME).is_file():
+        return True
+    return any(file.suffix.lower() in HTML_SUFFIXES for file in path.rglob("*"))
 
 
 def page_digest(page: Page) -> str:
@@ -1046,11 +1071,28 @@ _DUMPS: dict[str, DumpFiles] = {}
 _DUMPS_LOCK = threading.Lock()
 
 
-def _register_dump(site_id: str, site_dir: Path) -> None:
+def register_dump(site_id: str, site_dir: str | Path) -> None:
+    """Record that the pages of ``site_id`` were read from the site dump ``site_dir`` in this process.
+
+    :func:`read_site_dump` does it; a process given pages read elsewhere (a worker of a cluster) does it
+    so that :func:`dump_files_for` finds their dump (at the same path: a shared file system).
+    """
+    site_dir = Path(site_dir)
     with _DUMPS_LOCK:
         known = _DUMPS.get(site_id)
         if known is None or known.directory != site_dir.resolve():
             _DUMPS[site_id] = DumpFiles(site_dir.resolve())
+
+
+def registered_dump(site_id: str) -> Path | None:
+    """The site dump directory :func:`register_dump` recorded for ``site_id`` in this process, if any.
+
+    >>> registered_dump("no-such-site") is None
+    True
+    """
+    with _DUMPS_LOCK:
+        registered = _DUMPS.get(site_id)
+    return registered.directory if registered is not None else None
 
 
 def dump_files_for(page: Page) -> DumpFiles | None:

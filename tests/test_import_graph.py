@@ -14,6 +14,7 @@ RANKS = {
     "text": 0,
     "sitedump": 1,
     "linkgraph": 1,
+    "warc": 1.5,  # reads crawls into the records of site dumps (sitedump)
     "render": 2,
     "cleaning": 3,
     "features": 4,
@@ -28,6 +29,7 @@ RANKS = {
     "runs": 7,
     "benchmark": 8,
     "explain": 8,
+    "distributed": 8,
     "api": 8,
     "annotate": 8,
     "cli": 9,

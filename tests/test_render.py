@@ -356,7 +356,7 @@ class _CrashingRenderer(Renderer):
         self.always = always
         self.n_crashes = 0
 
-    async def _load(self, tab, page):
+    async def _navigate(self, tab, page):
         if page.path.startswith("crash") and (self.always or self.n_crashes == 0):
             self.n_crashes += 1
             async with tab.page.expect_event("crash", timeout=10_000):
@@ -364,7 +364,7 @@ class _CrashingRenderer(Renderer):
                     await tab.page.goto("chrome://crash")
                 except Exception:  # the crash aborts the navigation
                     pass
-        return await super()._load(tab, page)
+        await super()._navigate(tab, page)
 
 
 @pytest.mark.parametrize("always", [False, True])

@@ -126,6 +126,10 @@ _READY_JS = (
     "(document.documentElement.getBoundingClientRect(), document.fonts.status === 'loaded')"
 )
 
+#: ``blocks.js`` run as soon as :data:`_READY_JS` holds, else ``null``: checking and extracting cost one
+#: round trip to the page (Python -> Playwright's driver -> Chromium) instead of two.
+_EXTRACT_WHEN_READY_JS = f"(metaKeys) => ({_READY_JS}) ? ({BLOCKS_JS.strip().rstrip(';')})(metaKeys) : null"
+
 #: Seconds between checks of ``document.readyState`` while a page loads.
 _POLL_S = 0.01
 
@@ -610,19 +614,27 @@ class Renderer:
             logger.debug("closing a broken tab failed: %s", exc)
 
     # -- rendering ---------------------------------------------------------------------------------
-    async def _load(self, tab: _Tab, page: Page) -> str:
-        """Serve ``page`` into ``tab`` under :func:`load_url`; return the URL the tab then shows."""
+    async def _navigate(self, tab: _Tab, page: Page) -> None:
+        """Serve ``page`` into ``tab`` under :func:`load_url` and wait for the navigation's commit.
+
+        Playwright's own "load" wait never ends when the page starts a navigation that the router
+        then cancels, so the callers poll the document's readiness (:data:`_READY_JS`) instead.
+        """
         tab.serve(page, dump_files_for(page) if self.settings.subresources else None)
-        # Playwright's own "load" wait never ends when the page starts a navigation that the router
-        # then cancels, so wait for the commit and poll the document's readiness instead.
         await tab.page.goto(tab.url, wait_until="commit")
+
+    async def _load(self, tab: _Tab, page: Page) -> None:
+        """Serve ``page`` into ``tab`` and wait until it is ready (:data:`_READY_JS`)."""
+        await self._navigate(tab, page)
         while not await tab.page.evaluate(_READY_JS):
             await asyncio.sleep(_POLL_S)
-        return tab.page.url
 
     async def _extract(self, tab: _Tab, page: Page) -> RenderOutcome:
-        url = await self._load(tab, page)
-        payload = json.loads(await tab.page.evaluate(BLOCKS_JS, list(META_KEYS)))
+        await self._navigate(tab, page)
+        while (extracted := await tab.page.evaluate(_EXTRACT_WHEN_READY_JS, list(META_KEYS))) is None:
+            await asyncio.sleep(_POLL_S)
+        url = tab.page.url
+        payload = json.loads(extracted)
         if payload.get("url") != url:
             raise _TabFailure(f"page navigated away to {payload.get('url')!r}")
         subresources = tuple(sorted(tab.subresources))

@@ -24,7 +24,9 @@ cleared.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import gc
 import gzip
 import hashlib
 import itertools
@@ -160,26 +162,63 @@ def load_outcome(data: bytes, page: Page) -> RenderOutcome:
         If ``data`` is not an entry of this format (corrupt, or written by another version).
     """
     try:
-        obj = json.loads(data)
-        if obj["format"] != CACHE_FORMAT or tuple(obj["fields"]) != _BLOCK_FIELDS:
-            raise ValueError(f"cache entry format {obj['format']} with fields {obj['fields']}")
-        rendered = RenderedPage(
-            title=obj["title"],
-            meta=tuple((key, content) for key, content in obj["meta"]),
-            blocks=tuple(TextBlock(*row) for row in obj["blocks"]),
-            width=obj["width"],
-            height=obj["height"],
-            segments=tuple(TextBlock(*row) for row in obj["segments"]),
-        )
-        return RenderOutcome(
-            page,
-            rendered,
-            subresources=tuple((url, sha256) for url, sha256 in obj["subresources"]),
-            n_subresources_served=obj["n_subresources_served"],
-            n_subresources_blocked=obj["n_subresources_blocked"],
-        )
+        with _cycle_collector_paused():
+            return _outcome_from_json(data, page)
     except (KeyError, TypeError) as exc:
         raise ValueError(f"malformed cache entry: {exc!r}") from exc
+
+
+@contextlib.contextmanager
+def _cycle_collector_paused():
+    """Keep Python's cycle collector from running while one entry's objects are built.
+
+    An entry holds hundreds of text blocks; building them triggers collections that each walk every
+    object still alive (the documents read before it), which took about half the time of a cache read
+    (``benchmarks/results/warm_cache_speed.md``). The objects built hold no reference cycles, so nothing
+    is left for the collector; it runs again as soon as the entry is built.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def _outcome_from_json(data: bytes, page: Page) -> RenderOutcome:
+    obj = json.loads(data)
+    if obj["format"] != CACHE_FORMAT or tuple(obj["fields"]) != _BLOCK_FIELDS:
+        raise ValueError(f"cache entry format {obj['format']} with fields {obj['fields']}")
+    rendered = RenderedPage(
+        title=obj["title"],
+        meta=tuple((key, content) for key, content in obj["meta"]),
+        blocks=tuple(map(_stored_block, obj["blocks"])),
+        width=obj["width"],
+        height=obj["height"],
+        segments=tuple(map(_stored_block, obj["segments"])),
+    )
+    return RenderOutcome(
+        page,
+        rendered,
+        subresources=tuple((url, sha256) for url, sha256 in obj["subresources"]),
+        n_subresources_served=obj["n_subresources_served"],
+        n_subresources_blocked=obj["n_subresources_blocked"],
+    )
+
+
+def _stored_block(row: list) -> TextBlock:
+    """The :class:`TextBlock` of a stored row, its fields set at once.
+
+    A frozen dataclass's ``__init__`` sets each of its 15 fields through ``object.__setattr__``; an entry
+    holds hundreds of blocks, and setting the instance dictionary in one step builds an equal block in
+    about 40% less time (``benchmarks/results/warm_cache_speed.md``). The row was written from a
+    TextBlock by :func:`dump_outcome` and its field names checked by :func:`load_outcome`.
+    """
+    block = object.__new__(TextBlock)
+    object.__setattr__(block, "__dict__", dict(zip(_BLOCK_FIELDS, row, strict=True)))
+    return block
 
 
 def current_subresources(page: Page, urls: Iterable[str]) -> tuple[tuple[str, str], ...]:
@@ -300,6 +339,30 @@ class RenderCache:
             raise
 
 
+#: Renderers kept open for the life of this process by :func:`hold_renderer`, by their settings.
+_HELD: dict[RenderSettings, Renderer] = {}
+
+
+def hold_renderer(settings: RenderSettings) -> None:
+    """Keep one :class:`Renderer` with ``settings`` for this process: :func:`render_pages` then uses it
+    (started on the first cache miss) instead of starting and closing a Chromium per call.
+
+    A worker process of a cluster holds one for its lifetime (:mod:`mainentity.distributed`), so the
+    sites it is given one after another share one Chromium. Calls with the same settings keep the same
+    renderer. Not for several threads rendering at once.
+
+    >>> hold_renderer(RenderSettings()); release_renderers()  # nothing started until a page must render
+    """
+    _HELD.setdefault(settings, Renderer(settings))
+
+
+def release_renderers() -> None:
+    """Close the renderers kept by :func:`hold_renderer` (their Chromium, if started)."""
+    while _HELD:
+        _, renderer = _HELD.popitem()
+        renderer.close()
+
+
 def render_pages(
     pages: Iterable[Page],
     settings: RenderSettings = RenderSettings(),  # noqa: B008 (frozen dataclass)
@@ -329,8 +392,9 @@ def render_pages(
     chunk_size : int
         Pages looked up per round; bounds the memory held for cache hits.
     renderer : Renderer, optional
-        The renderer of the cache misses, with these ``settings``; not closed here. Default: one
-        started on the first miss and closed when the iteration ends.
+        The renderer of the cache misses, with these ``settings``; not closed here. Default: the one
+        :func:`hold_renderer` keeps for these settings, else one started on the first miss and closed
+        when the iteration ends.
 
     Yields
     ------
@@ -357,6 +421,8 @@ def render_pages(
         raise ValueError(f"chunk_size must be >= 1; got {chunk_size}")
     if renderer is not None and renderer.settings != settings:
         raise ValueError(f"the renderer's settings {renderer.settings} differ from {settings}")
+    if renderer is None:
+        renderer = _HELD.get(settings)  # the process's own (hold_renderer), when it keeps one
     owned = renderer is None
     cache = RenderCache(cache_dir) if cache_dir is not None else None
     source = iter(pages)

@@ -1,0 +1,122 @@
+"""Prediction on a local Dask cluster: the same rows as in process, and a killed worker loses nothing."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import shutil
+import signal
+import threading
+import time
+
+import pytest
+import yaml
+from conftest import REPO
+from test_warc import make_sample_warc
+
+from mainentity.cli import main
+from mainentity.config import config_to_dict, load_config
+from mainentity.distributed import DaskSites
+from mainentity.runs import predict
+
+pytestmark = pytest.mark.browser
+
+
+def model_with_cache(tmp_path, cache_dir):
+    """A copy of the shipped general model whose render cache is ``cache_dir``."""
+    model_dir = tmp_path / "general"
+    shutil.copytree(REPO / "mainentity" / "pretrained" / "general", model_dir)
+    config = load_config(model_dir / "config.yaml")
+    config = dataclasses.replace(config, render=dataclasses.replace(config.render, cache_dir=str(cache_dir)))
+    (model_dir / "config.yaml").write_text(yaml.safe_dump(config_to_dict(config)), encoding="utf-8")
+    return model_dir
+
+
+def rows_of(path):
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    keys = [(row["site_id"], row["path"]) for row in rows]
+    assert len(keys) == len(set(keys)), "a row appears twice"
+    return {key: row for key, row in zip(keys, rows, strict=True)}
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory):
+    """Two inputs of three sites: the sample WARC (two hosts) and the sample shop's site dump."""
+    warc = make_sample_warc.write_sample_warc(tmp_path_factory.mktemp("crawl") / "sample.warc.gz")
+    return [str(warc), str(REPO / "datasets" / "sample-shop")]
+
+
+def test_a_local_cluster_writes_the_rows_of_the_in_process_run(tmp_path, inputs, render_cache_dir, capsys):
+    model_dir = model_with_cache(tmp_path, render_cache_dir)
+    in_process, on_cluster = tmp_path / "in-process.jsonl", tmp_path / "cluster.jsonl"
+    assert predict(model_dir, inputs, in_process) == 86
+    with DaskSites(workers=2) as cluster:
+        assert predict(model_dir, inputs, on_cluster, cluster=cluster) == 86
+        assert cluster.client.dashboard_link.startswith("http")
+    assert rows_of(on_cluster) == rows_of(in_process)
+    # the command line, resumable the same way: nothing left to do
+    assert main(["predict", str(model_dir), *inputs, "-o", str(on_cluster), "--workers", "1"]) == 0
+    assert "0 rows written" in capsys.readouterr().out
+    assert rows_of(on_cluster) == rows_of(in_process)
+
+
+def renderers_started() -> list[bool]:
+    """In a worker: whether each renderer the process holds has started its Chromium."""
+    from mainentity.render import cache
+
+    return [renderer.running for renderer in cache._HELD.values()]
+
+
+def test_a_killed_worker_loses_no_site_and_writes_no_row_twice(tmp_path, inputs, render_cache_dir):
+    """On an existing scheduler (as --scheduler), one worker process is killed while it renders a site."""
+    from distributed import LocalCluster
+
+    model_dir = model_with_cache(tmp_path, tmp_path / "cold-cache")  # rendering makes the tasks last seconds
+    out = tmp_path / "cluster.jsonl"
+    with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0") as local, \
+            DaskSites(scheduler=local.scheduler_address) as cluster:
+        client = cluster.client
+        result: dict = {}
+        run = threading.Thread(target=lambda: result.update(n=predict(model_dir, inputs, out, cluster=cluster)))
+        run.start()
+        killed = None
+        deadline = time.monotonic() + 120
+        while killed is None and run.is_alive() and time.monotonic() < deadline:
+            busy = [address for address, keys in client.processing().items() if keys]
+            if busy:
+                time.sleep(1.0)  # let it get into the site
+                pids = client.run(os.getpid, workers=busy[:1])
+                killed = pids[busy[0]]
+                os.kill(killed, signal.SIGKILL)
+            time.sleep(0.1)
+        run.join(timeout=600)
+        held = client.run(renderers_started)
+    assert any(started == [True] for started in held.values()), held  # one Chromium per worker, kept
+    assert killed is not None, "no worker was ever busy"
+    assert result.get("n") == 86
+    rows = rows_of(out)
+    assert len(rows) == 86 and not any(row["error"] for row in rows.values())
+    reference = tmp_path / "in-process.jsonl"
+    predict(model_with_cache(tmp_path / "ref", render_cache_dir), inputs, reference)
+    assert rows == rows_of(reference)
+
+
+def test_large_sites_are_sharded_after_their_cleaner_is_fitted_once(tmp_path, inputs, render_cache_dir, monkeypatch):
+    """A page-by-page recogniser with site-level cleaning: shards of 10 pages give the in-process rows."""
+    from test_runs import quick_config
+
+    from mainentity import runs
+
+    run_dir = runs.train(quick_config(REPO / "configs" / "sample-msrbfn-sst.yaml", tmp_path, render_cache_dir))
+    model = runs.load_model(run_dir)
+    assert "sample-shop" in model.cleaners and "shop.example" not in model.cleaners
+    monkeypatch.setattr(runs, "SHARD_PAGES", 10)
+    in_process, on_cluster = tmp_path / "in-process.jsonl", tmp_path / "cluster.jsonl"
+    assert predict(run_dir, inputs, in_process) == 86
+    with DaskSites(workers=2) as cluster:
+        tasks = runs.site_tasks(model, runs.load_pages(inputs).pages, cluster)
+        assert sorted(len(task.pages) for task in tasks) == [2, *[2] * 2, *[10] * 8]
+        assert {task.pages[0].site_id for task in tasks if task.cleaners} == {"shop.example"}
+        assert predict(run_dir, inputs, on_cluster, cluster=cluster) == 86
+    assert rows_of(on_cluster) == rows_of(in_process)

@@ -1,0 +1,139 @@
+"""WARC input: records become pages grouped by host, skipped records are counted, damage is reported with
+the file and offset and the rest is still read; predict, evaluate and clean take WARC files."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import json
+import shutil
+import sys
+
+import pytest
+import yaml
+from conftest import REPO
+
+from mainentity.cli import _model_and_inputs, main
+from mainentity.config import config_to_dict, load_config
+from mainentity.pipeline import load_pages
+from mainentity.sitedump import decode_html
+from mainentity.warc import is_warc_input, iter_warc, read_warcs
+
+
+def _load_maker():
+    spec = importlib.util.spec_from_file_location("datasets_make_sample_warc",
+                                                  REPO / "datasets" / "make_sample_warc.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+make_sample_warc = _load_maker()
+SHOP_MANIFEST = REPO / "datasets" / "sample-shop" / "sites" / "sample-shop" / "manifest.jsonl"
+
+
+@pytest.fixture
+def sample_warc(tmp_path):
+    """The sample shop (and a second host) as a WARC file, with the shop's labels beside it."""
+    folder = tmp_path / "crawl"
+    path = make_sample_warc.write_sample_warc(folder / "sample.warc.gz")
+    shutil.copyfile(SHOP_MANIFEST, folder / "manifest.jsonl")
+    return path
+
+
+def test_html_responses_become_pages_grouped_by_host(sample_warc):
+    warc_input = read_warcs([sample_warc])
+    by_host = {site.site_id: site for site in warc_input.sites}
+    assert sorted(by_host) == ["notes.example", "shop.example"]
+    shop = by_host["shop.example"]
+    manifest = [json.loads(line) for line in SHOP_MANIFEST.read_text(encoding="utf-8").splitlines()]
+    assert [page.url for page in shop.pages] == [entry["url"] for entry in manifest]
+    assert all(page.path.startswith("<urn:uuid:") for page in shop.pages)
+    assert len({page.path for page in shop.pages}) == 42
+    labels = {entry["url"]: tuple(entry["main_entity"]) for entry in manifest}
+    assert all(page.main_entity == labels[page.url] for page in shop.pages)  # from manifest.jsonl beside it
+    # the page saved in windows-1252 is decoded with the charset of its HTTP header
+    torch = next(page for page in shop.pages if "creme-brulee" in page.url)
+    assert "Crème" in torch.html and "\ufffd" not in torch.html
+    # the octet-stream page of the second host is found by sniffing
+    assert [page.url for page in by_host["notes.example"].pages] == [
+        "https://notes.example/", "https://notes.example/tide-tables"]
+    counts = warc_input.counts
+    assert (counts.n_pages, counts.n_revisits, counts.n_not_html, counts.n_other_status, counts.n_damaged) == (
+        44, 1, 1, 1, 0)
+    assert warc_input.failures == ()
+
+
+def test_the_http_charset_wins_over_the_meta_charset_as_in_a_browser():
+    data = '<meta charset="utf-8"><h1>Café</h1>'.encode("cp1252")
+    assert "Café" in decode_html(data, http_charset="iso-8859-1")
+    assert "Café" in decode_html(data)  # no header: not valid UTF-8, sniffed
+    assert decode_html("<p>日本</p>".encode(), http_charset="no-such-charset") == "<p>日本</p>"
+
+
+@pytest.mark.parametrize("name", ["sample.warc.gz", "sample.warc"])
+def test_a_corrupt_record_is_reported_with_file_and_offset_and_the_rest_is_read(tmp_path, name):
+    path = make_sample_warc.write_sample_warc(tmp_path / name)
+    whole = [item.url for item in iter_warc(path)]
+    data = path.read_bytes()
+    middle = len(data) // 2
+    path.write_bytes(data[:middle] + b"\x00 not a WARC record \x00" * 20 + data[middle + 400:])
+    items = list(iter_warc(path))
+    failures = [item for item in items if not hasattr(item, "html")]
+    assert len(failures) == 1
+    assert failures[0].site_id == str(path) and failures[0].path.startswith("@")
+    offset = int(failures[0].path[1:])
+    assert 0 < offset <= middle and "resumed at byte" in failures[0].reason
+    pages = [item.url for item in items if hasattr(item, "html")]
+    assert len(whole) - 3 <= len(pages) < len(whole)  # one or two records lost, those after the damage read
+    assert pages[-1] == whole[-1]
+
+
+def test_a_truncated_warc_keeps_the_pages_before_the_cut_and_names_the_offset(tmp_path, sample_warc):
+    data = sample_warc.read_bytes()
+    cut = tmp_path / "cut.warc.gz"
+    cut.write_bytes(data[: len(data) // 2])
+    loaded = load_pages([str(cut)])
+    assert 15 <= len(loaded.pages) < 44
+    [failure] = loaded.failures
+    assert failure.site_id == str(cut) and int(failure.path[1:]) < len(data) // 2
+    assert "truncated" in failure.reason
+
+
+def test_warc_inputs_are_told_apart_from_site_dumps_and_models(tmp_path, sample_warc):
+    folder = sample_warc.parent
+    assert is_warc_input(sample_warc) and is_warc_input(folder)
+    assert not is_warc_input(REPO / "datasets" / "sample-shop")
+    dump = str(REPO / "datasets" / "sample-shop")
+    assert _model_and_inputs([str(sample_warc)]) == (None, [str(sample_warc)])
+    assert _model_and_inputs([dump, str(folder)]) == (None, [dump, str(folder)])
+    assert _model_and_inputs(["general", dump, str(sample_warc)]) == ("general", [dump, str(sample_warc)])
+    assert _model_and_inputs([str(tmp_path / "no-model"), dump]) == (str(tmp_path / "no-model"), [dump])
+    with pytest.raises(ValueError, match="neither a WARC file"):
+        read_warcs([tmp_path / "empty-folder"])
+
+
+@pytest.mark.browser
+def test_predict_evaluate_and_clean_take_a_warc(tmp_path, sample_warc, render_cache_dir):
+    model_dir = tmp_path / "general"
+    shutil.copytree(REPO / "mainentity" / "pretrained" / "general", model_dir)
+    config = load_config(model_dir / "config.yaml")
+    config = dataclasses.replace(config, render=dataclasses.replace(config.render, cache_dir=str(render_cache_dir)))
+    (model_dir / "config.yaml").write_text(yaml.safe_dump(config_to_dict(config)), encoding="utf-8")
+
+    out = tmp_path / "rows.jsonl"
+    assert main(["predict", str(model_dir), str(sample_warc), "-o", str(out)]) == 0
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert len(rows) == 44 and not any(row["error"] for row in rows)
+    assert {row["site_id"] for row in rows} == {"shop.example", "notes.example"}
+    tide = next(row for row in rows if row["url"] == "https://notes.example/tide-tables")
+    assert tide["path"].startswith("<urn:uuid:") and tide["main_entity"] == "Reading tide tables"
+
+    assert main(["evaluate", str(model_dir), str(sample_warc.parent), "-o", str(tmp_path / "eval")]) == 0
+    per_page = (tmp_path / "eval" / "per_page.csv").read_text(encoding="utf-8").splitlines()
+    assert len(per_page) == 1 + 42  # the shop's labeled pages
+    report = tmp_path / "clean.md"
+    assert main(["clean", str(sample_warc), "--method", "sst", "--cache-dir", str(render_cache_dir),
+                 "--report", str(report)]) == 0
+    assert "shop.example" in report.read_text(encoding="utf-8")
