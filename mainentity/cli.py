@@ -62,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     explain = commands.add_parser(
         "explain", help="draw the predicted main entity and the top candidates on a screenshot of a page"
     )
-    explain.add_argument("model", help="model directory written by 'train'")
+    explain.add_argument("model", help="a model directory written by 'train' or a shipped model's name")
     explain.add_argument("page", help="an HTML file")
     explain.add_argument("-o", "--output", required=True, help="PNG file to write")
     explain.add_argument("--url", help="the page's URL (default: its <base href> or file URI)")
@@ -222,7 +222,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         logger.error("%s", error)
         return 2
     except KeyboardInterrupt:
-        logger.error("interrupted; rows and files already written are kept: run the same command again to resume")
+        if args.command == "annotate":
+            logger.info("stopped; every saved label is in the manifest")
+        else:
+            logger.error("interrupted; rows and files already written are kept: run the same command again to resume")
         return 130
 
 

@@ -60,13 +60,14 @@ def read_label_file(file: str | os.PathLike) -> LabelFile:
     Raises
     ------
     FileNotFoundError
-        If the file does not exist.
+        If the file does not exist or is a directory.
     mainentity.sitedump.PageReadError
         If it is not UTF-8.
     """
     path = Path(file)
     if not path.is_file():
-        raise FileNotFoundError(f"label file {str(path)!r} does not exist")
+        what = "is a directory, not a label file (name its manifest.jsonl)" if path.is_dir() else "does not exist"
+        raise FileNotFoundError(f"label file {str(path)!r} {what}")
     entries, failures = read_manifest(path, path.parent.name)
     return LabelFile(
         str(file),

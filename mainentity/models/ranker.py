@@ -23,6 +23,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.validation import check_array, check_is_fitted
+from threadpoolctl import threadpool_limits
 
 #: Learners of :class:`CandidateRanker`.
 RANKER_METHODS = ("gbm", "linear", "both")
@@ -190,8 +191,11 @@ class CandidateRanker(BaseEstimator):
             raise ValueError(f"X has {X.shape[1]} features; the ranker was fitted with {self.n_features_in_}")
         if len(X) == 0:
             return np.zeros(0)
-        return np.sum([np.asarray(estimator.decision_function(X), dtype=float) for estimator in self.estimators_],
-                      axis=0)
+        # one thread: a site's candidates are too few for OpenMP's start-up to pay off, and on a busy
+        # machine its threads spin against the other processes (16x the CPU time measured on 2 cores)
+        with threadpool_limits(limits=1, user_api="openmp"):
+            return np.sum([np.asarray(estimator.decision_function(X), dtype=float)
+                           for estimator in self.estimators_], axis=0)
 
 
 class AnswerCalibrator(BaseEstimator):
