@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -51,8 +52,10 @@ class SiteProfile:
     slot_unique : dict of str to int
         Slot -> number of pages on which its text appears in that slot on no other page.
     title_pages : dict of str to int
-        Normalised ``<title>``/meta-title segment -> number of pages whose titles have it; near-copies of
-        one page (:data:`NEAR_COPY_OVERLAP`) count once.
+        Normalised ``<title>``/meta-title segment -> number of pages whose titles have it.
+    shared_title_texts : frozenset of str
+        Those on the titles of two or more pages that are not near-copies of one another
+        (:data:`NEAR_COPY_OVERLAP`).
     """
 
     n_pages: int
@@ -60,27 +63,31 @@ class SiteProfile:
     slot_pages: dict[str, int] = field(default_factory=dict)
     slot_unique: dict[str, int] = field(default_factory=dict)
     title_pages: dict[str, int] = field(default_factory=dict)
+    shared_title_texts: frozenset[str] = frozenset()
 
-    def site_title_segments(self, min_share: float = 0.5) -> tuple[str, ...]:
-        """Title segments on at least ``min_share`` of the site's pages (and on 2 or more): the site's name.
+    @cached_property
+    def site_title_segments(self) -> tuple[str, ...]:
+        """Title segments on at least half of the site's pages and on two that are not copies of one page
+        (:attr:`shared_title_texts`): the site's name. Computed once per profile.
 
-        >>> SiteProfile(4, title_pages={"harbor lane goods": 4, "copper stand": 1}).site_title_segments()
+        >>> SiteProfile(4, title_pages={"harbor lane goods": 4, "copper stand": 1},
+        ...             shared_title_texts=frozenset({"harbor lane goods"})).site_title_segments
         ('harbor lane goods',)
         """
         if self.n_pages < 2:
             return ()
         return tuple(segment for segment, n in self.title_pages.items()
-                     if n >= 2 and n >= min_share * self.n_pages)
+                     if 2 * n >= self.n_pages and segment in self.shared_title_texts)
 
-    def shared_titles(self, min_pages: int = 2) -> frozenset[str]:
-        """Normalised title texts on the titles of at least ``min_pages`` pages: a whole title that
+    def shared_titles(self) -> frozenset[str]:
+        """Normalised title texts that two or more pages (not copies of one page) have: a whole title that
         several pages share names a section or the site, not one page ("Journal | Harbor Lane Goods" on
         an article and on the journal's index).
 
-        >>> sorted(SiteProfile(5, title_pages={"journal | shop": 2, "journal": 3, "linen | shop": 1}).shared_titles())
-        ['journal', 'journal | shop']
+        >>> SiteProfile(5, shared_title_texts=frozenset({"journal | shop"})).shared_titles()
+        frozenset({'journal | shop'})
         """
-        return frozenset(text for text, n in self.title_pages.items() if n >= min_pages)
+        return self.shared_title_texts
 
     def features(self, candidates: Sequence[TextBlock], slots: Sequence[str] | None = None) -> np.ndarray:
         """Site-level features of one page's candidates, columns :data:`SITE_FEATURES`.
@@ -165,8 +172,14 @@ def site_profile(
         for slot, text in slots.items():
             slot_texts[slot][text] += 1
     slot_unique = {slot: sum(1 for count in texts.values() if count == 1) for slot, texts in slot_texts.items()}
-    title_pages = _title_pages(pages_title_segments, pages_candidates)
-    return SiteProfile(len(pages_candidates), dict(text_pages), dict(slot_pages), slot_unique, dict(title_pages))
+    holders: dict[str, list[int]] = defaultdict(list)
+    for page, segments in enumerate(pages_title_segments):
+        for key in {normalize_text(segment) for segment in segments}:
+            holders[key].append(page)
+    title_pages = {key: len(pages) for key, pages in holders.items()}
+    shared = frozenset(key for key, pages in holders.items() if len(pages) > 1
+                       and _distinct_pages(pages, pages_candidates) > 1)
+    return SiteProfile(len(pages_candidates), dict(text_pages), dict(slot_pages), slot_unique, title_pages, shared)
 
 
 #: Overlap of two pages' candidate texts (shared texts over the smaller page's texts) from which they
@@ -175,27 +188,14 @@ def site_profile(
 NEAR_COPY_OVERLAP = 0.9
 
 
-def _title_pages(
-    pages_title_segments: Sequence[Sequence[str]], pages_candidates: Sequence[Sequence[TextBlock]]
-) -> dict[str, int]:
-    """Normalised title segment -> number of pages whose titles hold it, near-copies counted once."""
-    holders: dict[str, list[int]] = defaultdict(list)
-    for page, segments in enumerate(pages_title_segments):
-        for key in {normalize_text(segment) for segment in segments}:
-            holders[key].append(page)
-    texts: dict[int, frozenset[str]] = {}
-
-    def page_texts(page: int) -> frozenset[str]:
-        if page not in texts:
-            texts[page] = frozenset(normalize_text(candidate.text) for candidate in pages_candidates[page])
-        return texts[page]
-
-    counts = {}
-    for key, pages in holders.items():
-        distinct: list[frozenset[str]] = []
-        for page in pages if len(pages) > 1 else ():
-            own = page_texts(page)
-            if not any(len(own & other) >= NEAR_COPY_OVERLAP * min(len(own), len(other)) for other in distinct):
-                distinct.append(own)
-        counts[key] = max(len(distinct), 1)
-    return counts
+def _distinct_pages(pages: Sequence[int], pages_candidates: Sequence[Sequence[TextBlock]]) -> int:
+    """How many of ``pages`` are not near-copies of one another, counting up to 2 (all the caller needs:
+    a count up to n would cost n^2 comparisons on a title segment every page has)."""
+    distinct: list[frozenset[str]] = []
+    for page in pages:
+        own = frozenset(normalize_text(candidate.text) for candidate in pages_candidates[page])
+        if not any(len(own & other) >= NEAR_COPY_OVERLAP * min(len(own), len(other)) for other in distinct):
+            distinct.append(own)
+            if len(distinct) == 2:
+                break
+    return len(distinct)

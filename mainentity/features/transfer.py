@@ -187,7 +187,8 @@ def _site_names(rendered: RenderedPage, domain: str, site_titles: Sequence[str] 
     return tuple(name for name in [*names, domain.replace(".", "")] if len(name) >= 4)
 
 
-def _is_site_name(text: str, site_names: Sequence[str]) -> bool:
+@lru_cache(maxsize=1 << 16)  # template texts repeat on every page of a site
+def _is_site_name(text: str, site_names: tuple[str, ...]) -> bool:
     """Whether a text names the site: squashed, it holds or is held by one of ``site_names``.
 
     >>> _is_site_name("Quanta Magazine", ("quantamagazine",)), _is_site_name("Chaos", ("quantamagazine",))
@@ -226,7 +227,8 @@ def _holds_words(text: str, part: str) -> bool:
     return False
 
 
-def _holds_site_name(text: str, site_names: Sequence[str]) -> bool:
+@lru_cache(maxsize=1 << 16)
+def _holds_site_name(text: str, site_names: tuple[str, ...]) -> bool:
     """Whether a text cut at title delimiters has two or more segments, one of which names the site.
 
     >>> _holds_site_name("The Giver: Lois Lowry: 9780395645666: Christianbook.com", ("christianbookcom",))
@@ -333,7 +335,7 @@ def candidate_features(
     columns["in_link"] = np.array([candidate.in_link for candidate in candidates], dtype=float)
 
     domain, _, slug = url_parts(page.url) if page.url else ("", "", "")
-    site_names = _site_names(rendered, domain, (profile or SiteProfile(1)).site_title_segments())
+    site_names = _site_names(rendered, domain, (profile or SiteProfile(1)).site_title_segments)
     # a whole title that several pages of the site share names a section or the site, not this page
     shared = (profile or SiteProfile(1)).shared_titles()
     titles = [title for title in title_strings(rendered) if normalize_text(title) not in shared]
