@@ -84,7 +84,7 @@ class PredictionWriter:
             self.path.write_text(text, encoding="utf-8")
         try:
             if self.format == "jsonl":
-                rows = [json.loads(line) for line in text.splitlines() if line.strip()]
+                rows = [_json_row(line, number) for number, line in enumerate(text.splitlines(), 1) if line.strip()]
             else:
                 reader = csv.DictReader(text.splitlines())
                 if text and tuple(reader.fieldnames or ()) != COLUMNS:
@@ -133,3 +133,11 @@ class PredictionWriter:
 
     def __exit__(self, *exc_info) -> None:
         self.close()
+
+
+def _json_row(line: str, number: int) -> dict:
+    """One JSON Lines row; a line that is not JSON raises ValueError naming its line ``number`` (1-based)."""
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"line {number}: {error.msg} at column {error.colno}") from error

@@ -74,3 +74,10 @@ def test_a_directory_is_refused(tmp_path):
     (tmp_path / "out.jsonl").mkdir()
     with pytest.raises(ValueError, match="is not a file"):
         PredictionWriter(tmp_path / "out.jsonl")
+
+
+def test_a_broken_line_inside_a_jsonl_output_is_named_by_its_line(tmp_path):
+    out = tmp_path / "out.jsonl"
+    out.write_text('{"site_id": "s", "path": "a"}\n{"site_id": "s", broken\n{"site_id": "s", "path": "c"}\n')
+    with pytest.raises(ValueError, match="line 2: "):
+        PredictionWriter(out)
