@@ -269,13 +269,16 @@ def make_server(app: Starlette):
 
 
 def app_url(sock: socket.socket, token: str | None = None) -> str:
-    """The address to open in a browser, with the token when there is one.
+    """The address to open in a browser, with the token when there is one (the machine's name when the
+    socket listens on every interface).
 
     >>> sock = bind("127.0.0.1", 0); url = app_url(sock, "t" * 16); sock.close()
     >>> url.startswith("http://127.0.0.1:") and url.endswith("/?token=tttttttttttttttt")
     True
     """
     host, port = sock.getsockname()[:2]
+    if host in ("0.0.0.0", "::"):  # every interface: other machines reach it by this machine's name
+        host = socket.gethostname()
     host = f"[{host}]" if ":" in host else host
     return f"http://{host}:{port}/" + (f"?token={token}" if token else "")
 
