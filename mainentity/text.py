@@ -10,6 +10,7 @@ from functools import lru_cache
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _TOKEN = re.compile(rf"[{_CJK}]|(?:(?![{_CJK}])[^\W\d_])+|\d+")
 _SPACE = re.compile(r"\s+")
+_CJK_CHAR = re.compile(rf"[{_CJK}]")
 
 
 def collapse_whitespace(text: str) -> str:
@@ -29,6 +30,16 @@ def normalize_text(text: str) -> str:
     'know your bible: all 66 books'
     """
     return collapse_whitespace(unicodedata.normalize("NFKC", text)).lower()
+
+
+def is_word_char(char: str) -> bool:
+    """Whether a character belongs to a space-separated word: a letter or digit outside the CJK scripts
+    (there every character is a word of its own, as :func:`tokenize` has it).
+
+    >>> is_word_char("e"), is_word_char("7"), is_word_char("東"), is_word_char("-")
+    (True, True, False, False)
+    """
+    return char.isalnum() and not _CJK_CHAR.match(char)
 
 
 def tokenize(text: str) -> list[str]:

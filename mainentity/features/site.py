@@ -55,7 +55,8 @@ class SiteProfile:
         Normalised ``<title>``/meta-title segment -> number of pages whose titles have it.
     shared_title_texts : frozenset of str
         Those on the titles of two or more pages that are not near-copies of one another
-        (:data:`NEAR_COPY_OVERLAP`).
+        (:data:`NEAR_COPY_OVERLAP`): a whole title that several pages share names a section or the
+        site, not one page ("Journal | Harbor Lane Goods" on an article and on the journal's index).
     """
 
     n_pages: int
@@ -78,16 +79,6 @@ class SiteProfile:
             return ()
         return tuple(segment for segment, n in self.title_pages.items()
                      if 2 * n >= self.n_pages and segment in self.shared_title_texts)
-
-    def shared_titles(self) -> frozenset[str]:
-        """Normalised title texts that two or more pages (not copies of one page) have: a whole title that
-        several pages share names a section or the site, not one page ("Journal | Harbor Lane Goods" on
-        an article and on the journal's index).
-
-        >>> SiteProfile(5, shared_title_texts=frozenset({"journal | shop"})).shared_titles()
-        frozenset({'journal | shop'})
-        """
-        return self.shared_title_texts
 
     def features(self, candidates: Sequence[TextBlock], slots: Sequence[str] | None = None) -> np.ndarray:
         """Site-level features of one page's candidates, columns :data:`SITE_FEATURES`.

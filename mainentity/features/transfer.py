@@ -36,7 +36,7 @@ the page's own statements of its title (Gali & Fränti 2016: title tag, meta tit
     ``<title>`` that carries the site's name beside the page's own). Title segments that name the site
     are left out of the title features: a ``<title>`` that is only the site's name says nothing of
     the page; so is a whole title that other pages of the site (not copies of this one) share
-    (:meth:`~mainentity.features.site.SiteProfile.shared_titles`): it names a section;
+    (:attr:`~mainentity.features.site.SiteProfile.shared_title_texts`): it names a section;
     ``anchor_dice`` best Dice with an incoming anchor text (ILA).
 kind and place among the page's candidates
     ``kind_title`` a title segment found in the page (its layout is that of the block that holds it);
@@ -69,7 +69,7 @@ from mainentity.features.candidates import title_strings
 from mainentity.features.site import SITE_FEATURES, SiteProfile
 from mainentity.features.title_segments import split_title, url_parts
 from mainentity.records import Page, RenderedPage, TextBlock
-from mainentity.text import normalize_text, tokenize
+from mainentity.text import is_word_char, normalize_text, tokenize
 
 #: The fold of the 1024x768 viewport, in CSS px (Carullo & Binaghi 2010, section 3.4.1).
 FOLD_PX = 768.0
@@ -204,11 +204,6 @@ def _is_site_name(text: str, site_names: tuple[str, ...]) -> bool:
     )
 
 
-def _is_word_char(char: str) -> bool:
-    """A letter or digit of a script that separates words by spaces (CJK characters are words alone)."""
-    return char.isalnum() and ord(char) < 0x2E80
-
-
 def _holds_words(text: str, part: str) -> bool:
     """Whether ``part`` occurs in ``text`` as whole words, not inside one.
 
@@ -220,8 +215,8 @@ def _holds_words(text: str, part: str) -> bool:
     start = text.find(part)
     while part and start >= 0:
         end = start + len(part)
-        if not (start > 0 and _is_word_char(text[start - 1]) and _is_word_char(part[0])) and not (
-                end < len(text) and _is_word_char(text[end]) and _is_word_char(part[-1])):
+        if not (start > 0 and is_word_char(text[start - 1]) and is_word_char(part[0])) and not (
+                end < len(text) and is_word_char(text[end]) and is_word_char(part[-1])):
             return True
         start = text.find(part, start + 1)
     return False
@@ -337,7 +332,7 @@ def candidate_features(
     domain, _, slug = url_parts(page.url) if page.url else ("", "", "")
     site_names = _site_names(rendered, domain, (profile or SiteProfile(1)).site_title_segments)
     # a whole title that several pages of the site share names a section or the site, not this page
-    shared = (profile or SiteProfile(1)).shared_titles()
+    shared = (profile or SiteProfile(1)).shared_title_texts
     titles = [title for title in title_strings(rendered) if normalize_text(title) not in shared]
     split_titles = [split_title(title) for title in titles]
     # the pieces a delimiter cuts, and a whole title only when it carries no site name: "Title: Author:
