@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from mainentity.collector import fewer_cycle_collections
 from mainentity.config import CleaningConfig, DataConfig, RenderConfig
 from mainentity.linkgraph import AnchorCoverage, link_graph
 from mainentity.recognizers.base import Recognizer
@@ -370,60 +371,63 @@ def predict_documents(
     A site-level recogniser (``recognizer.site_level``) gets each site's documents in one batch: a
     site is predicted as soon as all of its ``pages_per_site[site_id]`` pages have arrived (documents
     or failures), and every site still open when the stream ends is predicted then.
+
+    The cycle collector runs less often meanwhile (:func:`mainentity.collector.fewer_cycle_collections`).
     """
-    predictions: list[Prediction] = []
+    with fewer_cycle_collections():
+        predictions: list[Prediction] = []
 
-    def emit(prediction: Prediction) -> None:
-        predictions.append(prediction)
-        if on_prediction is not None:
-            on_prediction(prediction)
+        def emit(prediction: Prediction) -> None:
+            predictions.append(prediction)
+            if on_prediction is not None:
+                on_prediction(prediction)
 
-    def flush(batch: list[Document]) -> None:
-        if not batch:
-            return
-        batch = clean_documents(batch, cleaners or {})
-        try:
-            answers = recognizer.predict(batch)
-        except Exception as error:  # noqa: BLE001 - isolate the page that fails
-            logger.warning("batch prediction failed (%s); retrying page by page", error)
-            answers = []
-            for document in batch:
-                try:
-                    answers.extend(recognizer.predict([document]))
-                except Exception as page_error:  # noqa: BLE001
-                    answers.append(error_prediction(document.page, f"prediction failed: {page_error}"))
-        for answer in answers:
-            emit(answer)
+        def flush(batch: list[Document]) -> None:
+            if not batch:
+                return
+            batch = clean_documents(batch, cleaners or {})
+            try:
+                answers = recognizer.predict(batch)
+            except Exception as error:  # noqa: BLE001 - isolate the page that fails
+                logger.warning("batch prediction failed (%s); retrying page by page", error)
+                answers = []
+                for document in batch:
+                    try:
+                        answers.extend(recognizer.predict([document]))
+                    except Exception as page_error:  # noqa: BLE001
+                        answers.append(error_prediction(document.page, f"prediction failed: {page_error}"))
+            for answer in answers:
+                emit(answer)
 
-    if getattr(recognizer, "site_level", False):
-        open_sites: dict[str, list[Document]] = defaultdict(list)
-        arrived: Counter[str] = Counter()
+        if getattr(recognizer, "site_level", False):
+            open_sites: dict[str, list[Document]] = defaultdict(list)
+            arrived: Counter[str] = Counter()
+            for page, document, error in documents:
+                arrived[page.site_id] += 1
+                if document is None:
+                    logger.warning("no prediction for %s/%s: %s", page.site_id, page.path, error)
+                    emit(error_prediction(page, error))
+                else:
+                    open_sites[page.site_id].append(document)
+                if pages_per_site is not None and arrived[page.site_id] >= pages_per_site.get(page.site_id, 0):
+                    flush(open_sites.pop(page.site_id, []))
+            for site_documents in open_sites.values():
+                flush(site_documents)
+            return predictions
+
+        batch: list[Document] = []
         for page, document, error in documents:
-            arrived[page.site_id] += 1
             if document is None:
                 logger.warning("no prediction for %s/%s: %s", page.site_id, page.path, error)
                 emit(error_prediction(page, error))
-            else:
-                open_sites[page.site_id].append(document)
-            if pages_per_site is not None and arrived[page.site_id] >= pages_per_site.get(page.site_id, 0):
-                flush(open_sites.pop(page.site_id, []))
-        for site_documents in open_sites.values():
-            flush(site_documents)
-        return predictions
-
-    batch: list[Document] = []
-    for page, document, error in documents:
-        if document is None:
-            logger.warning("no prediction for %s/%s: %s", page.site_id, page.path, error)
-            emit(error_prediction(page, error))
-            continue
-        batch.append(document)
-        if len(batch) >= batch_size:
+                continue
+            batch.append(document)
+            if len(batch) >= batch_size:
+                flush(batch)
+                batch = []
+        if batch:
             flush(batch)
-            batch = []
-    if batch:
-        flush(batch)
-    return predictions
+        return predictions
 
 
 def labels_of(pages: Iterable[Page]) -> dict[tuple[str, str], tuple[str, ...]]:

@@ -30,6 +30,7 @@ import yaml
 from tqdm import tqdm
 
 from mainentity import __version__
+from mainentity.collector import fewer_cycle_collections
 from mainentity.config import CleaningConfig, Config, RenderConfig, config_from_dict, config_to_dict
 from mainentity.evaluation.report import write_text_atomic
 from mainentity.model_io import MODEL_FILE, ModelFormatError, load_model_file, save_model_file
@@ -105,12 +106,13 @@ def render_all(
     documents: dict[tuple[str, str], Document] = {}
     failed: list[Prediction] = []
     stream = iter_documents(pages, needs_render=needs_render, render=config.render, renderer=renderer)
-    for page, document, error in _progress(stream, len(pages), desc):
-        if document is None:
-            logger.warning("render failed for %s/%s: %s", page.site_id, page.path, error)
-            failed.append(error_prediction(page, error))
-        else:
-            documents[page_key(page)] = document
+    with fewer_cycle_collections():  # every document stays alive: see mainentity.collector
+        for page, document, error in _progress(stream, len(pages), desc):
+            if document is None:
+                logger.warning("render failed for %s/%s: %s", page.site_id, page.path, error)
+                failed.append(error_prediction(page, error))
+            else:
+                documents[page_key(page)] = document
     ordered = [documents[page_key(page)] for page in pages if page_key(page) in documents]
     return ordered, failed
 

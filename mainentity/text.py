@@ -42,10 +42,12 @@ def is_word_char(char: str) -> bool:
     return char.isalnum() and not _CJK_CHAR.match(char)
 
 
-def tokenize(text: str) -> list[str]:
+@lru_cache(maxsize=1 << 16)  # a site's template texts (navigation, footers) repeat on every page
+def tokenize(text: str) -> tuple[str, ...]:
     """Split text into lower-cased letter runs and digit runs (the letter-digit tokenizer).
 
     Every CJK character is a token of its own, since those scripts do not separate words by spaces.
+    Cached per text, hence a tuple.
 
     Parameters
     ----------
@@ -54,7 +56,7 @@ def tokenize(text: str) -> list[str]:
 
     Returns
     -------
-    tokens : list of str
+    tokens : tuple of str
         Tokens in order of appearance, lower-cased; punctuation and white space are dropped.
 
     References
@@ -64,8 +66,18 @@ def tokenize(text: str) -> list[str]:
     Examples
     --------
     >>> tokenize("this is the 1st")
-    ['this', 'is', 'the', '1', 'st']
+    ('this', 'is', 'the', '1', 'st')
     >>> tokenize("Café 東京タワー, R2-D2")
-    ['café', '東', '京', 'タ', 'ワ', 'ー', 'r', '2', 'd', '2']
+    ('café', '東', '京', 'タ', 'ワ', 'ー', 'r', '2', 'd', '2')
     """
-    return _TOKEN.findall(unicodedata.normalize("NFKC", text).lower())
+    return tuple(_TOKEN.findall(unicodedata.normalize("NFKC", text).lower()))
+
+
+@lru_cache(maxsize=1 << 16)
+def term_set(text: str) -> frozenset[str]:
+    """The distinct terms of a text: the set of its :func:`tokenize` tokens (cached per text).
+
+    >>> sorted(term_set("The fox, the dog"))
+    ['dog', 'fox', 'the']
+    """
+    return frozenset(tokenize(text))

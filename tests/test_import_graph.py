@@ -12,6 +12,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "mainentity"
 RANKS = {
     "records": 0,
     "text": 0,
+    "collector": 0,  # cycle-collector thresholds while documents are built (pipeline, runs)
     "sitedump": 1,
     "linkgraph": 1,
     "warc": 1.5,  # reads crawls into the records of site dumps (sitedump)

@@ -48,7 +48,7 @@ class _LetterDigitTokenizer:
 
     @staticmethod
     def tokenize(text: str) -> list[str]:
-        return tokenize(text)
+        return list(tokenize(text))
 
 
 _ROUGE = rouge_scorer.RougeScorer(["rouge1"], tokenizer=_LetterDigitTokenizer())

@@ -15,8 +15,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from scipy import sparse
 
-from mainentity.features.textblock import check_feature_names, term_counts
+from mainentity.features.textblock import check_feature_names
+from mainentity.text import term_set
 
 #: Names of the anchor-text features, in the column order of :func:`anchortext_features`' default.
 ANCHORTEXT_FEATURES = ("dice",)
@@ -59,11 +61,29 @@ def dice_matrix(texts_a: Sequence[str], texts_b: Sequence[str]) -> np.ndarray:
     >>> dice_matrix(["IKEA STOCKHOLM rahi"], ["IKEA STOCKHOLM", "Put in your basket", ""])
     array([[0.8, 0. , 0. ]])
     """
-    incidence = term_counts([*texts_a, *texts_b])[0].sign()
-    incidence_a, incidence_b = incidence[: len(texts_a)], incidence[len(texts_a) :]
-    common = (incidence_a @ incidence_b.T).toarray()
-    sizes = np.add.outer(incidence_a.sum(axis=1).A1, incidence_b.sum(axis=1).A1)
+    terms_a, terms_b = [term_set(text) for text in texts_a], [term_set(text) for text in texts_b]
+    # only the terms of the side with fewer texts (a few anchor texts or labels) can be shared
+    vocabulary = frozenset().union(*(terms_a if len(terms_a) <= len(terms_b) else terms_b))
+    column = {term: j for j, term in enumerate(vocabulary)}
+    common = (_incidence(terms_a, vocabulary, column) @ _incidence(terms_b, vocabulary, column).T).toarray()
+    sizes = np.add.outer([float(len(terms)) for terms in terms_a], [float(len(terms)) for terms in terms_b])
     return np.divide(2.0 * common, sizes, out=np.zeros_like(common), where=sizes > 0)
+
+
+def _incidence(
+    term_sets: Sequence[frozenset[str]], vocabulary: frozenset[str], column: dict[str, int]
+) -> sparse.csr_matrix:
+    """Binary text x term matrix of shape (len(term_sets), len(vocabulary)): which terms of the vocabulary
+    each text holds (term ``t`` in column ``column[t]``)."""
+    rows: list[int] = []
+    columns: list[int] = []
+    for i, terms in enumerate(term_sets):
+        if vocabulary.isdisjoint(terms):  # most texts: no new set built
+            continue
+        shared = terms & vocabulary  # walks the smaller of the two sets
+        rows.extend([i] * len(shared))
+        columns.extend([column[term] for term in shared])
+    return sparse.csr_matrix((np.ones(len(rows)), (rows, columns)), shape=(len(term_sets), len(column)))
 
 
 def anchortext_features(

@@ -88,6 +88,7 @@ def title_segment_candidates(rendered: RenderedPage, blocks: list[TextBlock]) ->
     [('Know Your Bible - Shop', 0.0), ('Know Your Bible', 400)]
     """
     normalized = [normalize_text(block.text) for block in blocks]
+    all_texts = "\n".join(normalized)  # normalised texts hold no newline: one test rules out most segments
     found: list[TextBlock] = []
     seen: set[str] = set()
     for title in title_strings(rendered):
@@ -96,7 +97,7 @@ def title_segment_candidates(rendered: RenderedPage, blocks: list[TextBlock]) ->
             if not key or key in seen or not _HAS_WORD.search(key):
                 continue
             seen.add(key)
-            holders = [i for i, text in enumerate(normalized) if key in text]
+            holders = [i for i, text in enumerate(normalized) if key in text] if key in all_texts else []
             if not holders and segment == title:  # a whole title the page does not show: no box
                 found.append(TextBlock(segment, "title", "html[0]/head[0]/title[0]", 0.0, 400, False, 0.0, 0.0,
                                        0.0, 0.0, kind="title"))

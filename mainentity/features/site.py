@@ -111,13 +111,18 @@ class SiteProfile:
         others = self.n_pages - 1
         if others < 1:
             return out
+        slots = list(map(slot_of, candidates)) if slots is None else slots
+        if len(slots) != len(candidates):
+            raise ValueError(f"{len(slots)} slots for {len(candidates)} candidates")
+        text_pages = np.array([self.text_pages.get(normalize_text(candidate.text), 1) for candidate in candidates],
+                              dtype=float)
+        slot_pages = np.array([self.slot_pages.get(slot, 1) for slot in slots], dtype=float)
+        slot_unique = np.array([self.slot_unique.get(slot, 0) for slot in slots], dtype=float)
         out[:, 0] = 1.0
-        for i, (candidate, slot) in enumerate(zip(candidates, slots or map(slot_of, candidates), strict=True)):
-            out[i, 1] = max(self.text_pages.get(normalize_text(candidate.text), 1) - 1, 0) / others
-            slot_pages = self.slot_pages.get(slot, 1)
-            out[i, 2] = (slot_pages - 1) / others
-            if slot_pages > 1:
-                out[i, 3] = max(self.slot_unique.get(slot, 0) - 1, 0) / (slot_pages - 1)
+        out[:, 1] = np.maximum(text_pages - 1.0, 0.0) / others
+        out[:, 2] = (slot_pages - 1.0) / others
+        out[:, 3] = np.where(slot_pages > 1.0, np.maximum(slot_unique - 1.0, 0.0) / np.maximum(slot_pages - 1.0, 1.0),
+                             0.0)
         return np.clip(out, 0.0, 1.0)
 
 

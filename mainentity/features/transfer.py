@@ -69,7 +69,7 @@ from mainentity.features.candidates import title_strings
 from mainentity.features.site import SITE_FEATURES, SiteProfile
 from mainentity.features.title_segments import split_title, url_parts
 from mainentity.records import Page, RenderedPage, TextBlock
-from mainentity.text import is_word_char, normalize_text, tokenize
+from mainentity.text import is_word_char, normalize_text, term_set, tokenize
 
 #: The fold of the 1024x768 viewport, in CSS px (Carullo & Binaghi 2010, section 3.4.1).
 FOLD_PX = 768.0
@@ -149,7 +149,7 @@ def _text_stats(text: str) -> tuple[frozenset[str], int, float, float, str]:
             n_upper += char.isupper()
         elif char.isdigit():
             n_digits += 1
-    return (frozenset(tokens), len(tokens), n_upper / n_letters if n_letters else 0.0,
+    return (term_set(text), len(tokens), n_upper / n_letters if n_letters else 0.0,
             n_digits / max(n_letters + n_digits, 1), "".join(tokens))
 
 
@@ -166,16 +166,29 @@ def _coverage(candidates: Sequence[TextBlock], normalized: Sequence[str]) -> np.
     out = np.ones(len(candidates))
     if not merged:
         return out
+    enclosing: dict[str, tuple[str, ...]] = {"": ()}
+
+    def merged_above(path: str) -> tuple[str, ...]:
+        """Texts of the merged blocks at ``path`` and above it, nearest first (memoised: candidates share
+        their ancestors, so each path of the page is walked once)."""
+        below = []
+        while path not in enclosing:
+            below.append(path)
+            path = path.rpartition("/")[0]
+        found = enclosing[path]
+        for path in reversed(below):
+            own = merged.get(path)
+            found = found if own is None else (own, *found)
+            enclosing[path] = found
+        return found
+
     for i, (candidate, text) in enumerate(zip(candidates, normalized, strict=True)):
         if candidate.merged or not text:
             continue
-        path = candidate.dom_path
-        while path:
-            whole = merged.get(path)
-            if whole is not None and text in whole:
+        for whole in merged_above(candidate.dom_path):
+            if text in whole:
                 out[i] = len(text) / len(whole)
                 break
-            path = path.rpartition("/")[0]
     return out
 
 
@@ -353,12 +366,15 @@ def candidate_features(
     columns["title_dice"], columns["title_segment_dice"] = dice[:, 0], dice[:, 1]
     columns["title_segment_exact"] = np.array([key in segment_keys for key in normalized], dtype=float)
     segment_terms = [terms_ for terms_ in (_text_stats(segment)[0] for segment in segments) if terms_]
-    columns["segment_recall"] = np.array([max((len(t & st) / len(st) for st in segment_terms), default=0.0)
-                                          for t in terms])
+    any_segment_term = frozenset().union(*segment_terms)
+    columns["segment_recall"] = np.array([
+        0.0 if t.isdisjoint(any_segment_term) else max(len(t & st) / len(st) for st in segment_terms)
+        for t in terms])
     last_keys = {normalize_text(pieces[-1]) for pieces in split_titles if len(pieces) >= 2}
     columns["title_last_segment"] = np.array([key in last_keys for key in normalized], dtype=float)
-    columns["in_title"] = np.array([any(_holds_words(title, key) for title in title_keys) for key in normalized],
-                                   dtype=float)
+    all_titles = "\n".join(title_keys)  # normalised texts hold no newline: one substring test rules most out
+    columns["in_title"] = np.array([key in all_titles and any(_holds_words(title, key) for title in title_keys)
+                                    for key in normalized], dtype=float)
     columns["title_precision"] = np.array([len(t & title_terms) / len(t) if t else 0.0 for t in terms])
     columns["meta_dice"], columns["jsonld_dice"] = dice[:, 2], dice[:, 3]
     columns["url_dice"] = dice[:, 4]

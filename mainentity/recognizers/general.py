@@ -281,8 +281,12 @@ class GeneralRecognizer(Recognizer):
         score = float(scores[order[0]])
         if self.calibrator_ is not None:
             score = float(self.calibrator_.predict_proba([score])[0])
-        top = tuple(dict.fromkeys(candidates[i].text for i in order))[: self.n_top]
+        top: dict[str, None] = {}
+        for i in order:  # the n_top best distinct texts, without walking the other candidates
+            if len(top) >= self.n_top:
+                break
+            top.setdefault(candidates[i].text)
         answer = "" if self.abstain_below > 0 and score < self.abstain_below else best.text
         box = (best.x, best.y, best.width, best.height) if best.width > 0 else None  # a title not shown
         return Prediction(page.site_id, page.path, page.url, main_entity=answer, score=score, bbox=box,
-                          candidates=top)
+                          candidates=tuple(top))

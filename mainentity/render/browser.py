@@ -10,7 +10,8 @@ from when the dump holds them (:func:`mainentity.sitedump.dump_files_for`; paths
 request is aborted, so nothing leaves the machine, no script is ever fetched and the page never
 navigates away from itself (meta refresh, redirects and script-driven location changes are
 cancelled). A page whose dump holds nothing but pages (:attr:`mainentity.sitedump.DumpFiles.holds_subresources`)
-is served with a Content-Security-Policy that keeps its images from being requested at all (as with
+gets nothing but its own document, and is served with a Content-Security-Policy that keeps its images
+from being requested at all (as with
 subresources off, but ``data:`` images are shown): such requests could only be blocked, and each
 costs about 2 ms of CPU. A page counts as loaded when its document is complete and no web font is
 still loading.
@@ -385,9 +386,10 @@ class _Tab:
         self.served = False
         self.url = load_url(page)
         self.path = page.path
-        self.files = files
+        # a dump of pages only serves nothing (the render cache looks nothing up for it either)
+        self.files = files if files is not None and files.holds_subresources else None
         self.headers = {"content-type": "text/html; charset=utf-8"}
-        if files is None or not files.holds_subresources:
+        if self.files is None:
             self.headers.update(NO_IMAGES_POLICY)
         self.subresources = []
         self.n_blocked = 0

@@ -24,9 +24,7 @@ cleared.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import gc
 import gzip
 import hashlib
 import itertools
@@ -91,6 +89,12 @@ def cache_key(
     >>> cache_key(a, RenderSettings(), [(css, "ab12")]) == cache_key(a, RenderSettings(), [(css, "cd34")])
     False
     """
+    return _key(_page_digest(page, settings), subresources)
+
+
+def _page_digest(page: Page, settings: RenderSettings):
+    """SHA-256 state over what names the page in :func:`cache_key` (settings, versions, URL, markup), so
+    the two keys of one lookup (request list and entry) hash the markup once."""
     head = json.dumps(
         [
             CACHE_FORMAT,
@@ -107,6 +111,12 @@ def cache_key(
     digest = hashlib.sha256(head.encode("utf-8"))
     digest.update(b"\0")
     digest.update(page.html.encode("utf-8", "surrogatepass"))
+    return digest
+
+
+def _key(page_digest, subresources: Iterable[tuple[str, str]] | None) -> str:
+    """:func:`cache_key` from the page's :func:`_page_digest` (left unchanged)."""
+    digest = page_digest.copy()
     if subresources is not None:
         digest.update(b"\0")
         digest.update(json.dumps(sorted(set(map(tuple, subresources)))).encode("utf-8"))  # duplicates: once
@@ -162,29 +172,9 @@ def load_outcome(data: bytes, page: Page) -> RenderOutcome:
         If ``data`` is not an entry of this format (corrupt, or written by another version).
     """
     try:
-        with _cycle_collector_paused():
-            return _outcome_from_json(data, page)
+        return _outcome_from_json(data, page)
     except (KeyError, TypeError) as exc:
         raise ValueError(f"malformed cache entry: {exc!r}") from exc
-
-
-@contextlib.contextmanager
-def _cycle_collector_paused():
-    """Keep Python's cycle collector from running while one entry's objects are built.
-
-    An entry holds hundreds of text blocks; building them triggers collections that each walk every
-    object still alive (the documents read before it), which took about half the time of a cache read
-    (``benchmarks/results/warm_cache_speed.md``). The objects built hold no reference cycles, so nothing
-    is left for the collector; it runs again as soon as the entry is built.
-    """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 def _outcome_from_json(data: bytes, page: Page) -> RenderOutcome:
@@ -231,8 +221,10 @@ def current_subresources(page: Page, urls: Iterable[str]) -> tuple[tuple[str, st
     (('http://s.test/a.css', ''),)
     """
     files = dump_files_for(page)
+    if files is None or not files.holds_subresources:  # nothing to find: skip the file-system lookups
+        return tuple(sorted((u, "") for u in set(urls)))
     url, path = load_url(page), page.path
-    found = {u: files.find(u, url, path) if files is not None else None for u in urls}
+    found = {u: files.find(u, url, path) for u in urls}
     return tuple(sorted((u, f.sha256 if f is not None else "") for u, f in found.items()))
 
 
@@ -277,17 +269,18 @@ class RenderCache:
     def path(self, page: Page, settings: RenderSettings) -> Path | None:
         """Where the entry of ``page`` rendered with ``settings`` is stored, given the site dump's
         files now; ``None`` when subresources are served and the page has no request list yet."""
+        page_digest = _page_digest(page, settings)
         if not settings.subresources:
-            return self._file(cache_key(page, settings), ".json.gz")
+            return self._file(_key(page_digest, None), ".json.gz")
         try:
-            urls = json.loads(self._file(cache_key(page, settings), ".requests.json").read_bytes())
+            urls = json.loads(self._file(_key(page_digest, None), ".requests.json").read_bytes())
         except FileNotFoundError:
             return None
         except ValueError as exc:
             logger.warning("ignoring unreadable render cache request list of %s: %s", page.path, exc)
             return None
         subresources = _with_dump_state(page, current_subresources(page, urls))
-        return self._file(cache_key(page, settings, subresources), ".json.gz")
+        return self._file(_key(page_digest, subresources), ".json.gz")
 
     def get(self, page: Page, settings: RenderSettings) -> RenderOutcome | None:
         """The cached rendering of ``page`` with its subresource record, or ``None`` on a miss (absent,
@@ -318,13 +311,14 @@ class RenderCache:
             If the directory cannot be created or written.
         """
         data = gzip.compress(dump_outcome(outcome), compresslevel=6, mtime=0)
+        page_digest = _page_digest(outcome.page, settings)
         if not settings.subresources:
-            self._write(self._file(cache_key(outcome.page, settings), ".json.gz"), data)
+            self._write(self._file(_key(page_digest, None), ".json.gz"), data)
             return
-        key = cache_key(outcome.page, settings, _with_dump_state(outcome.page, outcome.subresources))
+        key = _key(page_digest, _with_dump_state(outcome.page, outcome.subresources))
         self._write(self._file(key, ".json.gz"), data)
         urls = json.dumps(sorted({url for url, _ in outcome.subresources})).encode("utf-8")
-        self._write(self._file(cache_key(outcome.page, settings), ".requests.json"), urls)
+        self._write(self._file(_key(page_digest, None), ".requests.json"), urls)
 
     @staticmethod
     def _write(path: Path, data: bytes) -> None:
