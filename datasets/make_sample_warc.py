@@ -6,8 +6,8 @@ The WARC mixes what a crawl holds, written with warcio's writer:
   (``https://shop.example/``), in manifest order, with the page's bytes as saved and an HTTP
   ``Content-Type`` naming its charset (``windows-1252`` for the one page saved so, whose ``<meta>``
   says the same);
-- the shop's stylesheet (``text/css``: not a page), a ``404`` answer and a ``revisit`` record of the
-  home page (not pages either);
+- the shop's stylesheet (``text/css``: not a page, but served to the shop's pages), a ``404`` answer
+  and a ``revisit`` record of the home page (not pages either);
 - two pages of a second host, ``notes.example``, one of them without a charset in its HTTP header and
   with ``Content-Type: application/octet-stream`` (a page only sniffing finds), so that records must be
   grouped into sites by host.
@@ -48,6 +48,40 @@ def _record_id(n: int) -> str:
     return f"<urn:uuid:{uuid.UUID(int=n)}>"
 
 
+def write_response(writer, url: str, status: str, content_type: str, body: bytes, record_number: int,
+                   http_headers: tuple[tuple[str, str], ...] = ()) -> None:
+    """Write a ``request`` record and the ``response`` record of ``url`` with warcio's ``writer``.
+
+    Parameters
+    ----------
+    writer : warcio.warcwriter.WARCWriter
+    url : str
+    status : str
+        HTTP status line's end, e.g. ``"200 OK"``.
+    content_type : str
+        The response's ``Content-Type`` header.
+    body : bytes
+        The HTTP payload as sent (with its transfer and content codings, if ``http_headers`` name any).
+    record_number : int
+        The request's record id is ``urn:uuid`` of this number, the response's of the next one.
+    http_headers : tuple of (str, str)
+        More HTTP response headers (``Content-Encoding``, ``Transfer-Encoding``).
+    """
+    from warcio.statusandheaders import StatusAndHeaders
+
+    length = () if any(name.lower() == "transfer-encoding" for name, _ in http_headers) else (
+        ("Content-Length", str(len(body))),)
+    http = StatusAndHeaders(status, [("Content-Type", content_type), *length, *http_headers], protocol="HTTP/1.1")
+    parts = urlsplit(url)
+    request = StatusAndHeaders(f"{parts.path or '/'} HTTP/1.1", [("Host", parts.netloc)], protocol="GET",
+                               is_http_request=True)
+    for number, kind, payload, headers in ((record_number, "request", b"", request),
+                                           (record_number + 1, "response", body, http)):
+        writer.write_record(writer.create_warc_record(
+            url, kind, payload=io.BytesIO(payload), http_headers=headers,
+            warc_headers_dict={"WARC-Record-ID": _record_id(number), "WARC-Date": WARC_DATE}))
+
+
 def write_sample_warc(out: str | Path, *, copies: int = 1, gzip: bool | None = None) -> Path:
     """Write the sample WARC to ``out`` (gzipped per record when it ends in ``.gz``, unless ``gzip`` says).
 
@@ -69,7 +103,6 @@ def write_sample_warc(out: str | Path, *, copies: int = 1, gzip: bool | None = N
     ImportError
         If warcio is not installed (``pip install -e '.[test]'``).
     """
-    from warcio.statusandheaders import StatusAndHeaders
     from warcio.warcwriter import WARCWriter
 
     out = Path(out)
@@ -84,15 +117,9 @@ def write_sample_warc(out: str | Path, *, copies: int = 1, gzip: bool | None = N
         writer = WARCWriter(stream, gzip=out.suffix == ".gz" if gzip is None else gzip)
 
         def response(url: str, status: str, content_type: str, body: bytes) -> None:
-            http = StatusAndHeaders(status, [("Content-Type", content_type), ("Content-Length", str(len(body)))],
-                                    protocol="HTTP/1.1")
-            parts = urlsplit(url)
-            request = StatusAndHeaders(f"{parts.path or '/'} HTTP/1.1", [("Host", parts.netloc)], protocol="GET",
-                                       is_http_request=True)
-            writer.write_record(writer.create_warc_record(
-                url, "request", payload=io.BytesIO(b""), http_headers=request, warc_headers_dict=headers()))
-            writer.write_record(writer.create_warc_record(
-                url, "response", payload=io.BytesIO(body), http_headers=http, warc_headers_dict=headers()))
+            number = next(counter)
+            next(counter)  # the response's id
+            write_response(writer, url, status, content_type, body, number)
 
         info = writer.create_warcinfo_record(out.name, {"software": "mainentity datasets/make_sample_warc.py"})
         info.rec_headers.replace_header("WARC-Record-ID", _record_id(0))

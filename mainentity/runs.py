@@ -53,7 +53,8 @@ from mainentity.pipeline import (
 from mainentity.prediction_writer import PredictionWriter
 from mainentity.recognizers.base import Recognizer, make_recognizer
 from mainentity.records import Document, Page, Prediction
-from mainentity.sitedump import page_digest, register_dump, registered_dump
+from mainentity.sitedump import page_digest, register_dump, register_subresources, registered_dump
+from mainentity.warc import WarcSubresources, registered_warc_subresources
 
 if TYPE_CHECKING:
     from mainentity.render.browser import Renderer
@@ -489,11 +490,15 @@ class SiteTask:
     cleaners : dict
         ``site_id -> fitted cleaner`` to use besides the model's own (a large site's, fitted once for
         all its shards).
+    warc_subresources : WarcSubresources or None
+        For pages of WARC files, where the stylesheet, font and image records served to them lie (not
+        their bytes: the worker reads them from the same WARC path).
     """
 
     directory: Path | None
     pages: tuple[Page, ...]
     cleaners: dict = dataclasses.field(default_factory=dict)
+    warc_subresources: WarcSubresources | None = None
 
 
 def site_tasks(model: TrainedModel, pages: Sequence[Page], cluster) -> list[SiteTask]:
@@ -507,7 +512,8 @@ def site_tasks(model: TrainedModel, pages: Sequence[Page], cluster) -> list[Site
     sites: dict[str, list[Page]] = {}
     for page in pages:
         sites.setdefault(page.site_id, []).append(page)
-    whole = [SiteTask(registered_dump(site_id), tuple(site)) for site_id, site in sites.items()]
+    whole = [SiteTask(registered_dump(site_id), tuple(site), warc_subresources=registered_warc_subresources(site_id))
+             for site_id, site in sites.items()]
     if model.recognizer.site_level:
         return whole
     large = [task for task in whole if len(task.pages) > SHARD_PAGES]
@@ -521,15 +527,19 @@ def site_tasks(model: TrainedModel, pages: Sequence[Page], cluster) -> list[Site
     for task in large:
         site_id = task.pages[0].site_id
         site_cleaners = {site_id: cleaners[site_id]} if site_id in cleaners else {}
-        tasks.extend(SiteTask(task.directory, task.pages[start:start + SHARD_PAGES], site_cleaners)
+        tasks.extend(SiteTask(task.directory, task.pages[start:start + SHARD_PAGES], site_cleaners,
+                              task.warc_subresources)
                      for start in range(0, len(task.pages), SHARD_PAGES))
     return tasks
 
 
 def _with_task_dump(task: SiteTask) -> None:
-    """Record the task's site dump in this process, so its stylesheets and fonts are served as in process."""
+    """Record the task's site dump (or WARC records) in this process, so its stylesheets and fonts are
+    served as in process."""
     if task.directory is not None and task.pages:
         register_dump(task.pages[0].site_id, task.directory)
+    if task.warc_subresources is not None and task.pages:
+        register_subresources(task.pages[0].site_id, task.warc_subresources)
 
 
 def fit_site_cleaner(model: TrainedModel, task: SiteTask) -> dict:

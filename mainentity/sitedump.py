@@ -23,7 +23,8 @@ dump is read.
 Subresources (stylesheets, fonts, images) that a page requests are looked up in the dump it was read
 from by :class:`DumpFiles`: :func:`read_site_dump` records each dump's directory under its site id,
 and :func:`dump_files_for` finds it again for a page (see :func:`subresource_candidates` for the
-layouts understood).
+layouts understood). Any other :class:`SubresourceSource` can be recorded for a site the same way
+(:func:`register_subresources`): the records of a WARC input (:class:`mainentity.warc.WarcSubresources`).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 from urllib.parse import quote, unquote, urljoin, urlsplit
 from urllib.request import url2pathname
 
@@ -881,11 +883,81 @@ class DumpFile:
         The file's content.
     sha256 : str
         Hex SHA-256 of ``data``.
+    content_type : str
+        The ``Content-Type`` to serve it with (a WARC record's own); empty for a file of a site dump,
+        whose type the renderer derives from the request and the name.
     """
 
     path: str
     data: bytes
     sha256: str
+    content_type: str = ""
+
+
+class SubresourceSource(Protocol):
+    """What serves the subresources of a site's pages to the renderer: :class:`DumpFiles` for a site
+    dump, :class:`mainentity.warc.WarcSubresources` for the pages of WARC files.
+
+    Attributes
+    ----------
+    holds_subresources : bool
+        Whether there is anything to serve at all (else the renderer does not even request images).
+    """
+
+    holds_subresources: bool
+
+    def holds_page(self, page: Page) -> bool:
+        """Whether ``page`` was read from this source (a registration under the same site id by other
+        input must not serve its files to the page)."""
+
+    def find(self, url: str, page_url: str, page_path: str) -> DumpFile | None:
+        """The file served for the absolute request ``url`` of the page at ``page_url`` (``page_path``
+        its path in the input), or ``None``: the request is then aborted."""
+
+
+class FileMemo:
+    """Files read for serving, kept in memory up to ``max_bytes`` (the oldest dropped first), each with
+    a stamp of its source (size and modification time) so that a changed source is read again. Safe to
+    use from several threads.
+
+    Parameters
+    ----------
+    max_bytes : int
+        Bytes of file content kept at most; a larger file is never kept.
+
+    Examples
+    --------
+    >>> memo = FileMemo(max_bytes=4)
+    >>> memo.put("a.css", (3, 1), DumpFile("a.css", b"p{}", "ab"))
+    >>> memo.get("a.css", (3, 1)).data, memo.get("a.css", (3, 2))
+    (b'p{}', None)
+    """
+
+    def __init__(self, max_bytes: int = MAX_CACHED_BYTES) -> None:
+        self.max_bytes = max_bytes
+        self._files: dict[object, tuple[object, DumpFile]] = {}
+        self._n_bytes = 0
+        self._lock = threading.Lock()
+
+    def get(self, key, stamp) -> DumpFile | None:
+        """The file kept under ``key`` if it was read with this ``stamp``, else ``None``."""
+        with self._lock:
+            kept = self._files.get(key)
+        return kept[1] if kept is not None and kept[0] == stamp else None
+
+    def put(self, key, stamp, found: DumpFile) -> None:
+        """Keep ``found`` under ``key`` (replacing what was there), dropping the oldest files past the budget."""
+        with self._lock:
+            old = self._files.pop(key, None)
+            if old is not None:
+                self._n_bytes -= len(old[1].data)
+            if len(found.data) > self.max_bytes:
+                return
+            while self._files and self._n_bytes + len(found.data) > self.max_bytes:
+                _, dropped = self._files.pop(next(iter(self._files)))  # the oldest entry
+                self._n_bytes -= len(dropped.data)
+            self._files[key] = (stamp, found)
+            self._n_bytes += len(found.data)
 
 
 def subresource_candidates(url: str, page_url: str, page_path: str) -> list[str]:
@@ -999,9 +1071,7 @@ class DumpFiles:
     def __init__(self, directory: str | Path) -> None:
         self.directory = Path(directory)
         self._root = os.path.realpath(self.directory)
-        self._memo: dict[str, tuple[tuple[int, int], DumpFile]] = {}
-        self._n_bytes = 0
-        self._lock = threading.Lock()
+        self._memo = FileMemo()
 
     @functools.cached_property
     def holds_subresources(self) -> bool:
@@ -1016,6 +1086,10 @@ class DumpFiles:
             if file.suffix.lower() not in HTML_SUFFIXES and file.is_file():
                 return True
         return False
+
+    def holds_page(self, page: Page) -> bool:
+        """Whether the page's file is in the dump (``page.path`` relative to it)."""
+        return (self.directory / page.path).is_file()
 
     def read(self, path: str) -> DumpFile | None:
         """The file at ``path`` (relative to the dump), or ``None`` if it is absent or not allowed."""
@@ -1032,31 +1106,17 @@ class DumpFiles:
         if os.path.commonpath([self._root, real]) != self._root:
             return None
         stamp = (status.st_size, status.st_mtime_ns)
-        with self._lock:
-            memo = self._memo.get(path)
-        if memo is not None and memo[0] == stamp:
-            return memo[1]
+        found = self._memo.get(path, stamp)
+        if found is not None:
+            return found
         try:
             with open(real, "rb") as handle:
                 data = handle.read()
         except OSError:
             return None
         found = DumpFile(path, data, hashlib.sha256(data).hexdigest())
-        with self._lock:
-            self._remember(path, stamp, found)
+        self._memo.put(path, stamp, found)
         return found
-
-    def _remember(self, path: str, stamp: tuple[int, int], found: DumpFile) -> None:
-        old = self._memo.pop(path, None)
-        if old is not None:
-            self._n_bytes -= len(old[1].data)
-        if len(found.data) > MAX_CACHED_BYTES:
-            return
-        while self._memo and self._n_bytes + len(found.data) > MAX_CACHED_BYTES:
-            _, dropped = self._memo.pop(next(iter(self._memo)))  # the oldest entry
-            self._n_bytes -= len(dropped.data)
-        self._memo[path] = (stamp, found)
-        self._n_bytes += len(found.data)
 
     def find(self, url: str, page_url: str, page_path: str) -> DumpFile | None:
         """The first file of :func:`subresource_candidates` that :meth:`read` allows, or ``None``."""
@@ -1067,8 +1127,8 @@ class DumpFiles:
         return None
 
 
-_DUMPS: dict[str, DumpFiles] = {}
-_DUMPS_LOCK = threading.Lock()
+_SOURCES: dict[str, SubresourceSource] = {}
+_SOURCES_LOCK = threading.Lock()
 
 
 def register_dump(site_id: str, site_dir: str | Path) -> None:
@@ -1078,10 +1138,36 @@ def register_dump(site_id: str, site_dir: str | Path) -> None:
     so that :func:`dump_files_for` finds their dump (at the same path: a shared file system).
     """
     site_dir = Path(site_dir)
-    with _DUMPS_LOCK:
-        known = _DUMPS.get(site_id)
-        if known is None or known.directory != site_dir.resolve():
-            _DUMPS[site_id] = DumpFiles(site_dir.resolve())
+    with _SOURCES_LOCK:
+        known = _SOURCES.get(site_id)
+        if not isinstance(known, DumpFiles) or known.directory != site_dir.resolve():
+            _SOURCES[site_id] = DumpFiles(site_dir.resolve())
+
+
+def register_subresources(site_id: str, source: SubresourceSource) -> None:
+    """Record what serves the subresources of the pages of ``site_id`` in this process (replacing a
+    previous registration): :func:`mainentity.warc.read_warcs` records each host's WARC records.
+
+    >>> class Nothing:
+    ...     holds_subresources = False
+    ...     def holds_page(self, page): return True
+    ...     def find(self, url, page_url, page_path): return None
+    >>> register_subresources("doc-nothing", Nothing())
+    >>> type(registered_subresources("doc-nothing")).__name__
+    'Nothing'
+    """
+    with _SOURCES_LOCK:
+        _SOURCES[site_id] = source
+
+
+def registered_subresources(site_id: str) -> SubresourceSource | None:
+    """What :func:`register_dump` or :func:`register_subresources` recorded for ``site_id``, if anything.
+
+    >>> registered_subresources("no-such-site") is None
+    True
+    """
+    with _SOURCES_LOCK:
+        return _SOURCES.get(site_id)
 
 
 def registered_dump(site_id: str) -> Path | None:
@@ -1090,18 +1176,20 @@ def registered_dump(site_id: str) -> Path | None:
     >>> registered_dump("no-such-site") is None
     True
     """
-    with _DUMPS_LOCK:
-        registered = _DUMPS.get(site_id)
-    return registered.directory if registered is not None else None
+    registered = registered_subresources(site_id)
+    return registered.directory if isinstance(registered, DumpFiles) else None
 
 
-def dump_files_for(page: Page) -> DumpFiles | None:
-    """The :class:`DumpFiles` of the site dump a page was read from, or ``None`` when unknown.
+def dump_files_for(page: Page) -> SubresourceSource | None:
+    """What serves a page's subresources: the :class:`DumpFiles` of the site dump it was read from, the
+    records of its WARC input, or ``None`` when unknown.
 
-    The dump is the directory :func:`read_site_dump` last read under the page's ``site_id`` in this
-    process, provided the page's file is there; else, for a page whose URL is the ``file://`` URI of its
-    file (a dump read without manifest, ``<base href>`` or ``base_url``), the directory that URI and the
-    page's relative path imply. Site ids are unique within a run, as everywhere in the pipeline.
+    That is what was last registered under the page's ``site_id`` in this process
+    (:func:`register_dump`, :func:`register_subresources`), provided the page was read from it
+    (``holds_page``: for a dump, the page's file is there); else, for a page whose URL is the
+    ``file://`` URI of its file (a dump read without manifest, ``<base href>`` or ``base_url``), the
+    directory that URI and the page's relative path imply. Site ids are unique within a run, as
+    everywhere in the pipeline.
 
     Examples
     --------
@@ -1113,9 +1201,8 @@ def dump_files_for(page: Page) -> DumpFiles | None:
     >>> found, dump_files_for(Page("nowhere", "a.html", "https://x.example/a.html", "<p>A</p>"))
     (True, None)
     """
-    with _DUMPS_LOCK:
-        registered = _DUMPS.get(page.site_id)
-    if registered is not None and (registered.directory / page.path).is_file():
+    registered = registered_subresources(page.site_id)
+    if registered is not None and registered.holds_page(page):
         return registered
     parts = urlsplit(page.url)
     if parts.scheme != "file":
@@ -1125,5 +1212,5 @@ def dump_files_for(page: Page) -> DumpFiles | None:
     if file.parts[-len(relative.parts) :] != relative.parts or not file.is_file():
         return None
     directory = Path(*file.parts[: -len(relative.parts)])
-    with _DUMPS_LOCK:
-        return _DUMPS.setdefault(f"file:{directory}", DumpFiles(directory))
+    with _SOURCES_LOCK:
+        return _SOURCES.setdefault(f"file:{directory}", DumpFiles(directory))

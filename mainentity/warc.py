@@ -12,7 +12,17 @@ A crawl (Common Crawl, Heritrix, ``wget --warc-file``, browsertrix) mixes many h
 - its bytes are decoded with the HTTP header's charset first, as a browser does
   (:func:`mainentity.sitedump.decode_html` with ``http_charset``).
 
-Revisit records, non-HTML responses and other statuses are skipped and counted (:class:`WarcCounts`);
+Status-200 responses that are stylesheets, fonts or images (:func:`subresource_type`) are not pages
+but are served to the pages of the same input when the renderer requests their URL
+(:class:`WarcSubresources`, recorded for each host with
+:func:`mainentity.sitedump.register_subresources`), as the files of a site dump are. Only where each
+record lies is kept (file and byte offset, a few hundred bytes a record, whatever its size); a record
+is read when a page requests it, into a bounded in-memory copy shared by the process. So a crawl full
+of images costs no memory for them, and a task sent to a worker of a cluster carries its site's list
+of records, not their bytes (the worker reads them from the same WARC path: a shared file system, as
+for site dumps).
+
+Revisit records, other responses and other statuses are skipped and counted (:class:`WarcCounts`);
 ``request``, ``warcinfo`` and ``metadata`` records are counted as other records. A record that cannot
 be decoded (binary, empty) becomes a :class:`~mainentity.sitedump.PageFailure` of its host. A truncated
 or corrupt file becomes a failure whose ``site_id`` is the file and whose ``path`` is
@@ -28,23 +38,33 @@ file (``benchmarks/results/warc_readers.md``).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
+import mimetypes
+import os
+import posixpath
 import re
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
+
+from w3lib.url import canonicalize_url
 
 from mainentity.records import Page
 from mainentity.sitedump import (
     HTML_SUFFIXES,
     MANIFEST_NAME,
+    DumpFile,
+    FileMemo,
     PageFailure,
     PageReadError,
     SiteDump,
     decode_html,
+    register_subresources,
+    registered_subresources,
     sniff_html,
 )
 
@@ -56,6 +76,18 @@ WARC_SUFFIXES = (".warc", ".warc.gz")
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 #: Content types that say nothing, so the payload is sniffed (WHATWG MIME sniffing's "unknown" types).
 UNKNOWN_TYPES = ("", "application/octet-stream", "unknown/unknown", "application/unknown", "*/*")
+#: Content types of fonts under ``application/`` (besides ``font/*``), as servers still send them.
+FONT_APPLICATION_TYPES = (
+    "application/font-woff", "application/font-woff2", "application/x-font-woff", "application/font-sfnt",
+    "application/x-font-ttf", "application/x-font-truetype", "application/x-font-otf",
+    "application/x-font-opentype", "application/vnd.ms-fontobject",
+)
+#: URL path endings that make a response of an unknown content type a stylesheet, font or image.
+SUBRESOURCE_SUFFIXES = (
+    ".css", ".woff", ".woff2", ".ttf", ".otf", ".eot",
+    ".png", ".jpg", ".jpeg", ".gif", ".webp", ".avif", ".svg", ".ico", ".bmp",
+)
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 _GZIP_MAGIC = b"\x1f\x8b\x08"
 _WARC_MAGIC = b"WARC/1."
@@ -71,6 +103,8 @@ class WarcCounts:
     ----------
     n_pages : int
         HTML responses with status 200 that became pages (decoded or failed).
+    n_subresources : int
+        Status-200 stylesheets, fonts and images kept to serve to the pages (:func:`subresource_type`).
     n_revisits : int
         ``revisit`` records (skipped).
     n_not_html : int
@@ -84,6 +118,7 @@ class WarcCounts:
     """
 
     n_pages: int = 0
+    n_subresources: int = 0
     n_revisits: int = 0
     n_not_html: int = 0
     n_other_status: int = 0
@@ -93,12 +128,90 @@ class WarcCounts:
     def summary(self) -> str:
         """One log line.
 
-        >>> WarcCounts(n_pages=3, n_revisits=1).summary()
-        'WARC: 3 HTML pages; skipped 1 revisits, 0 non-HTML responses, 0 responses not 200; 0 other records; 0 damaged'
+        >>> WarcCounts(n_pages=3, n_subresources=2, n_revisits=1).summary()  # doctest: +NORMALIZE_WHITESPACE
+        'WARC: 3 HTML pages, 2 stylesheets, fonts and images kept to serve them; skipped 1 revisits,
+        0 other responses, 0 responses not 200; 0 other records; 0 damaged'
         """
-        return (f"WARC: {self.n_pages} HTML pages; skipped {self.n_revisits} revisits, {self.n_not_html} non-HTML "
-                f"responses, {self.n_other_status} responses not 200; {self.n_other_records} other records; "
+        return (f"WARC: {self.n_pages} HTML pages, {self.n_subresources} stylesheets, fonts and images kept to "
+                f"serve them; skipped {self.n_revisits} revisits, {self.n_not_html} other responses, "
+                f"{self.n_other_status} responses not 200; {self.n_other_records} other records; "
                 f"{self.n_damaged} damaged")
+
+
+@dataclass(frozen=True)
+class SubresourceRecord:
+    """Where a stylesheet, font or image response lies in a WARC file (its bytes are read when served).
+
+    Attributes
+    ----------
+    url : str
+        Its ``WARC-Target-URI``.
+    file : str
+        The WARC file.
+    offset : int
+        Byte offset of the record in the file (of its gzip member in a ``.warc.gz``).
+    content_type : str
+        The ``Content-Type`` it is served with (:func:`subresource_type`).
+    """
+
+    url: str
+    file: str
+    offset: int
+    content_type: str
+
+
+@dataclass(frozen=True)
+class WarcSubresources:
+    """The stylesheet, font and image records of a WARC input that serve one site's pages: the
+    :class:`mainentity.sitedump.SubresourceSource` of the site (one host).
+
+    A request is matched with a record by URL (:func:`url_key` of both). The renderer sees absolute
+    request URLs, relative references already resolved by Chromium against the page's URL (its
+    ``WARC-Target-URI``) or its ``<base href>``. A site's records are those of its own host and those of
+    the hosts that have no page in the input (a CDN, a font service): what a task of a cluster carries
+    stays proportional to the site, however many hosts the crawl holds. A stylesheet of another host
+    that has pages of its own is not served. Where a URL was recorded twice, the first record in file
+    order is served. Picklable (no lock, no open file).
+
+    Attributes
+    ----------
+    page_paths : frozenset of str
+        ``WARC-Record-ID`` of each page of the site (:meth:`holds_page`).
+    own : mapping of str to SubresourceRecord
+        Records of the site's host, by :func:`url_key`.
+    shared : mapping of str to SubresourceRecord
+        Records of hosts without pages, by :func:`url_key` (one mapping for every site of the input).
+
+    Examples
+    --------
+    >>> css = SubresourceRecord("https://s.example/a.css", "crawl.warc.gz", 1234, "text/css")
+    >>> files = WarcSubresources(frozenset({"<urn:uuid:1>"}), {url_key(css.url): css}, {})
+    >>> files.holds_subresources, files.holds_page(Page("s.example", "<urn:uuid:1>", "https://s.example/", ""))
+    (True, True)
+    >>> files.find("https://s.example/b.css", "https://s.example/", "<urn:uuid:1>") is None
+    True
+    """
+
+    page_paths: frozenset[str]
+    own: Mapping[str, SubresourceRecord]
+    shared: Mapping[str, SubresourceRecord]
+
+    @property
+    def holds_subresources(self) -> bool:
+        """Whether there is any record to serve."""
+        return bool(self.own) or bool(self.shared)
+
+    def holds_page(self, page: Page) -> bool:
+        """Whether ``page`` is one of the site's records (by its ``WARC-Record-ID``)."""
+        return page.path in self.page_paths
+
+    def find(self, url: str, page_url: str = "", page_path: str = "") -> DumpFile | None:
+        """The record of the absolute request ``url``, read (:func:`read_subresource`), or ``None`` when
+        the input has no such record or it cannot be read. ``page_url`` and ``page_path`` are not
+        needed: records are found by their absolute URL."""
+        key = url_key(url)
+        record = self.own.get(key) or self.shared.get(key)
+        return read_subresource(record) if record is not None else None
 
 
 @dataclass(frozen=True)
@@ -113,11 +226,163 @@ class WarcInput:
         Damaged places in the files (``site_id`` the file, ``path`` ``@<byte offset>``); records that
         could not be decoded are in their site's ``failures``.
     counts : WarcCounts
+    subresources : mapping of str to WarcSubresources
+        ``site_id -> `` what serves its pages' stylesheets, fonts and images (also recorded with
+        :func:`mainentity.sitedump.register_subresources`).
     """
 
     sites: tuple[SiteDump, ...]
     failures: tuple[PageFailure, ...]
     counts: WarcCounts = field(default_factory=WarcCounts)
+    subresources: Mapping[str, WarcSubresources] = field(default_factory=dict)
+
+
+def url_key(url: str) -> str:
+    """A URL as a browser requests it, to match a page's request with a record's ``WARC-Target-URI``.
+
+    The angle brackets some WARC writers put around the URI are dropped; w3lib's ``canonicalize_url``
+    percent-encodes the path and query as browsers do (UTF-8), lower-cases the scheme and host (IDNA),
+    drops the fragment and sorts the query's arguments; the scheme's default port is dropped.
+
+    >>> url_key("<https://Shop.Example:443/css/a b.css#top>")
+    'https://shop.example/css/a%20b.css'
+    >>> url_key("http://cdn.example/caf\u00e9.woff2?v=2&b=1") == url_key("http://cdn.example:80/caf%C3%A9.woff2?b=1&v=2")
+    True
+    """
+    url = url.strip().removeprefix("<").removesuffix(">")
+    try:
+        parts = urlsplit(canonicalize_url(url, keep_fragments=False))
+        if parts.port is not None and _DEFAULT_PORTS.get(parts.scheme) == parts.port:
+            parts = parts._replace(netloc=parts.netloc.rsplit(":", 1)[0])
+    except ValueError:  # no valid URL: matched as it is
+        return url
+    return urlunsplit(parts)
+
+
+def subresource_type(content_type: str, url: str) -> str | None:
+    """The ``Content-Type`` a status-200 response is served to pages with when it is a stylesheet, a
+    font or an image; ``None`` when it is none of them.
+
+    A stylesheet (``text/css``), a font (``font/*``, :data:`FONT_APPLICATION_TYPES`) or an image
+    (``image/*``) keeps its header as recorded (a stylesheet's ``charset`` tells the browser how to
+    decode it). A response of a type that says nothing (:data:`UNKNOWN_TYPES`) whose URL path ends in
+    one of :data:`SUBRESOURCE_SUFFIXES` gets the type that ending names.
+
+    Parameters
+    ----------
+    content_type : str
+        The response's HTTP ``Content-Type`` header, parameters included (empty when it has none).
+    url : str
+        Its URL.
+
+    Returns
+    -------
+    content_type : str or None
+
+    Examples
+    --------
+    >>> subresource_type("text/css; charset=utf-8", "https://s.example/a.css")
+    'text/css; charset=utf-8'
+    >>> subresource_type("application/octet-stream", "https://s.example/f/a.woff2?v=3")
+    'font/woff2'
+    >>> subresource_type("text/javascript", "https://s.example/a.js") is None
+    True
+    """
+    media = content_type.split(";", 1)[0].strip().lower()
+    if media == "text/css" or media.startswith(("font/", "image/")) or media in FONT_APPLICATION_TYPES:
+        return content_type.strip()
+    path = urlsplit(url).path.lower()
+    if media in UNKNOWN_TYPES and path.endswith(SUBRESOURCE_SUFFIXES):
+        return mimetypes.guess_type(posixpath.basename(path), strict=False)[0] or "application/octet-stream"
+    return None
+
+
+#: Records read for serving, shared by every site of the process (bounded: :class:`mainentity.sitedump.FileMemo`).
+_READ_RECORDS = FileMemo()
+
+
+def read_subresource(record: SubresourceRecord) -> DumpFile | None:
+    """Read a stylesheet, font or image record's HTTP payload for serving, or ``None`` if it cannot be.
+
+    The payload is decoded as a browser receives it: chunked transfer coding and a ``gzip``,
+    ``deflate`` or ``br`` content coding (``br`` needs the ``brotli`` module) removed, by warcio
+    (FastWARC leaves both as recorded). Payloads are kept in memory up to
+    :data:`mainentity.sitedump.MAX_CACHED_BYTES` for the whole process, and read again when the file's
+    size or modification time changes. A record that is missing, truncated, not the response of its
+    URL, or in a content coding that cannot be decoded is logged (WARNING) and not served.
+
+    Parameters
+    ----------
+    record : SubresourceRecord
+
+    Returns
+    -------
+    file : DumpFile or None
+        ``path`` the record's URL, ``data`` the payload, ``sha256`` its hex SHA-256 and
+        ``content_type`` the record's.
+
+    Raises
+    ------
+    ImportError
+        If warcio is not installed (``pip install -e '.[crawl]'``).
+    """
+    try:
+        status = os.stat(record.file)
+    except OSError as error:
+        logger.warning("%s: not served: %s", record.url, error)
+        return None
+    key, stamp = (record.file, record.offset), (status.st_size, status.st_mtime_ns)
+    found = _READ_RECORDS.get(key, stamp)
+    if found is not None:
+        return found
+    try:
+        data = _payload(record)
+    except (OSError, ValueError, EOFError, zlib.error) as error:
+        logger.warning("%s (%s@%d): not served: %s", record.url, record.file, record.offset, error)
+        return None
+    found = DumpFile(record.url, data, hashlib.sha256(data).hexdigest(), record.content_type)
+    _READ_RECORDS.put(key, stamp, found)
+    return found
+
+
+def _payload(record: SubresourceRecord) -> bytes:
+    """The decoded HTTP payload of the response record at ``record.offset``.
+
+    Raises
+    ------
+    ValueError
+        If no response record of ``record.url`` starts there, its content coding cannot be decoded or
+        the record is truncated.
+    """
+    try:
+        from warcio.archiveiterator import ArchiveIterator
+        from warcio.bufferedreaders import BufferedReader
+    except ImportError as error:
+        raise ImportError("serving stylesheets from WARC files needs warcio: pip install -e '.[crawl]'") from error
+    with open(record.file, "rb") as stream:
+        stream.seek(record.offset)
+        found = next(iter(ArchiveIterator(stream)), None)
+        uri = found.rec_headers.get_header("WARC-Target-URI", "") if found is not None else ""
+        if found is None or found.rec_type != "response" or found.http_headers is None or uri != record.url:
+            raise ValueError(f"no response record of {record.url} at byte {record.offset}")
+        coding = (found.http_headers.get_header("Content-Encoding") or "identity").strip().lower()
+        if coding not in ("identity", *BufferedReader.get_supported_decompressors()):
+            raise ValueError(f"content coding {coding!r} cannot be decoded")
+        data = found.content_stream().read()
+        if getattr(found.raw_stream, "limit", 0):
+            raise ValueError(f"record truncated ({found.raw_stream.limit} bytes missing)")
+    return data
+
+
+def registered_warc_subresources(site_id: str) -> WarcSubresources | None:
+    """The WARC records :func:`read_warcs` recorded for the site ``site_id`` in this process, if any
+    (what a task of a cluster carries to a worker).
+
+    >>> registered_warc_subresources("no-such-host") is None
+    True
+    """
+    registered = registered_subresources(site_id)
+    return registered if isinstance(registered, WarcSubresources) else None
 
 
 def is_warc_file(path: str | Path) -> bool:
@@ -188,6 +453,8 @@ def read_warcs(
     Returns
     -------
     warc_input : WarcInput
+        Each site's :class:`WarcSubresources` is also recorded in this process
+        (:func:`mainentity.sitedump.register_subresources`), so the renderer serves them to its pages.
 
     Raises
     ------
@@ -208,8 +475,12 @@ def read_warcs(
     site_failures: dict[str, list[PageFailure]] = {}
     where: dict[str, Path] = {}
     damaged: list[PageFailure] = []
+    records: dict[str, dict[str, SubresourceRecord]] = {}  # host -> url_key -> first record
     for file in files:
         for item in iter_warc(file, counts):
+            if isinstance(item, SubresourceRecord):
+                records.setdefault(site_of(item.url), {}).setdefault(url_key(item.url), item)
+                continue
             if isinstance(item, PageFailure) and item.path.startswith("@"):
                 damaged.append(item)
                 continue
@@ -229,7 +500,13 @@ def read_warcs(
         SiteDump(site_id, where[site_id], tuple(pages.get(site_id, ())), tuple(site_failures.get(site_id, ())))
         for site_id in sorted(where)
     )
-    return WarcInput(sites, tuple(damaged), counts)
+    shared = {key: record for host, by_url in records.items() if host not in where for key, record in by_url.items()}
+    subresources = {}
+    for site in sites:
+        subresources[site.site_id] = WarcSubresources(
+            frozenset(page.path for page in site.pages), records.get(site.site_id, {}), shared)
+        register_subresources(site.site_id, subresources[site.site_id])
+    return WarcInput(sites, tuple(damaged), counts, subresources)
 
 
 def _labels_beside(files: Iterable[Path]) -> dict[str, tuple[str, ...]]:
@@ -250,11 +527,15 @@ def _labels_beside(files: Iterable[Path]) -> dict[str, tuple[str, ...]]:
     return labels
 
 
-def iter_warc(file: str | Path, counts: WarcCounts | None = None) -> Iterator[Page | PageFailure]:
-    """Yield the HTML pages of one WARC file in file order, and a failure for each bad record or damage.
+def iter_warc(
+    file: str | Path, counts: WarcCounts | None = None
+) -> Iterator[Page | PageFailure | SubresourceRecord]:
+    """Yield the HTML pages of one WARC file in file order, where its stylesheets, fonts and images lie,
+    and a failure for each bad record or damage.
 
-    Pages carry no labels; see the module docstring for what becomes a page. ``counts`` is updated in
-    place. A damaged place yields ``PageFailure(str(file), "@<offset>", reason)`` and reading resumes at
+    Pages carry no labels; see the module docstring for what becomes a page. The payload of a
+    stylesheet, font or image is not read here (:func:`read_subresource` reads it). ``counts`` is
+    updated in place. A damaged place yields ``PageFailure(str(file), "@<offset>", reason)`` and reading resumes at
     the next record start found after it.
 
     Raises
@@ -312,8 +593,11 @@ def _damage_failure(file: Path, damage: tuple[int, str], resumed_at: int | None)
     return PageFailure(str(file), f"@{at}", f"{reason}{resumed}")
 
 
-def _record_item(record, record_types, counts: WarcCounts, file: Path, offset: int) -> Page | PageFailure | None:
-    """The page (or failure) a record gives, or ``None`` for a record that is skipped (and counted)."""
+def _record_item(
+    record, record_types, counts: WarcCounts, file: Path, offset: int
+) -> Page | PageFailure | SubresourceRecord | None:
+    """The page (or failure) or subresource a record gives, or ``None`` for a record that is skipped
+    (and counted)."""
     if record.record_type == record_types.revisit:
         counts.n_revisits += 1
         return None
@@ -325,11 +609,12 @@ def _record_item(record, record_types, counts: WarcCounts, file: Path, offset: i
         return None
     content_type = (record.http_content_type or "").lower()
     url = record.headers.get("WARC-Target-URI", "")
-    record_id = record.record_id or f"{file.name}@{offset}"
+    if content_type not in HTML_TYPES and content_type not in UNKNOWN_TYPES:  # no payload to read
+        return _subresource_item(record, counts, file, offset, url)
     payload = record.reader.read()
-    if content_type not in HTML_TYPES and not (content_type in UNKNOWN_TYPES and sniff_html(payload)):
-        counts.n_not_html += 1
-        return None
+    if content_type not in HTML_TYPES and not sniff_html(payload):
+        return _subresource_item(record, counts, file, offset, url)
+    record_id = record.record_id or f"{file.name}@{offset}"
     counts.n_pages += 1
     site_id = site_of(url)
     if record.reader.tell() < record.content_length:
@@ -340,6 +625,17 @@ def _record_item(record, record_types, counts: WarcCounts, file: Path, offset: i
     except PageReadError as error:
         return PageFailure(site_id, record_id, str(error).removeprefix(f"{url}: "))
     return Page(site_id, record_id, url, html)
+
+
+def _subresource_item(record, counts: WarcCounts, file: Path, offset: int, url: str) -> SubresourceRecord | None:
+    """Where the record lies when it is a stylesheet, font or image (:func:`subresource_type`), else
+    ``None`` (counted as another response)."""
+    served_type = subresource_type(record.http_headers.get("Content-Type") or "", url)
+    if served_type is None:
+        counts.n_not_html += 1
+        return None
+    counts.n_subresources += 1
+    return SubresourceRecord(url, str(file), offset, served_type)
 
 
 def _trailing_damage(file: Path, last: int, gz: bool) -> int | None:

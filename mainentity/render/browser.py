@@ -6,7 +6,9 @@ rendered ``concurrency`` at a time, each in a tab of its own browser context, at
 routing under the page's own URL. With ``RenderSettings.subresources`` (the default), the stylesheets
 (``@import`` included), fonts and images the page requests are served from the site dump it was read
 from when the dump holds them (:func:`mainentity.sitedump.dump_files_for`; paths resolved by
-:func:`mainentity.sitedump.subresource_candidates`, read with its containment checks); every other
+:func:`mainentity.sitedump.subresource_candidates`, read with its containment checks), or, for a page
+of WARC files, from the input's stylesheet, font and image records of the same URL, with their own
+``Content-Type`` (:class:`mainentity.warc.WarcSubresources`); every other
 request is aborted, so nothing leaves the machine, no script is ever fetched and the page never
 navigates away from itself (meta refresh, redirects and script-driven location changes are
 cancelled). A page whose dump holds nothing but pages (:attr:`mainentity.sitedump.DumpFiles.holds_subresources`)
@@ -74,7 +76,7 @@ from importlib import resources
 from urllib.parse import quote
 
 from mainentity.records import META_TITLE_KEYS, Page, RenderedPage, TextBlock
-from mainentity.sitedump import DumpFiles, dump_files_for
+from mainentity.sitedump import SubresourceSource, dump_files_for
 from mainentity.text import collapse_whitespace
 
 logger = logging.getLogger(__name__)
@@ -216,11 +218,11 @@ class RenderOutcome:
         Empty when fine, else the reason, starting with ``"<site_id>/<path>: "``.
     subresources : tuple of (str, str)
         ``(url, sha256)`` of each stylesheet, font and image the page requested, sorted; ``sha256`` is
-        the hex SHA-256 of the dump file served, ``""`` when the request was blocked (not in the dump,
-        or subresources off). Images are not requested when subresources are off or the page's dump
-        holds nothing but pages. Part of the render cache key.
+        the hex SHA-256 of the dump file (or WARC record payload) served, ``""`` when the request was
+        blocked (not in the dump or WARC input, or subresources off). Images are not requested when
+        subresources are off or the page's dump holds nothing but pages. Part of the render cache key.
     n_subresources_served : int
-        Requests answered from the site dump.
+        Requests answered from the site dump (or the WARC input).
     n_subresources_blocked : int
         Requests of the page aborted: subresources not in the dump, and scripts, frames, media and
         the like, which are never served (navigations away from the page are not counted).
@@ -375,12 +377,12 @@ class _Tab:
         self.crashed = False
         self.url = ""
         self.path = ""
-        self.files: DumpFiles | None = None
+        self.files: SubresourceSource | None = None
         self.headers: dict[str, str] = {}
         self.subresources: list[tuple[str, str]] = []
         self.n_blocked = 0
 
-    def serve(self, page: Page, files: DumpFiles | None) -> None:
+    def serve(self, page: Page, files: SubresourceSource | None) -> None:
         """Serve ``page`` (and subresources from ``files``) from the next navigation on."""
         self.document = page.html.encode("utf-8", "surrogatepass")
         self.served = False
@@ -551,7 +553,7 @@ class Renderer:
                     await route.fulfill(
                         status=200,
                         headers={
-                            "content-type": _content_type(request.resource_type, found.path),
+                            "content-type": found.content_type or _content_type(request.resource_type, found.path),
                             "access-control-allow-origin": "*",  # web fonts from another host
                         },
                         body=found.data,

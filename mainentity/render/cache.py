@@ -13,7 +13,8 @@ entries or none.
 Which subresources a page requests is known only once it has been rendered, so with subresources
 served a lookup takes two steps: a small *request list* stored under the key of the page alone names
 the stylesheet, font and image URLs the page requested last time; their files are looked up in the
-page's site dump now (:func:`mainentity.sitedump.dump_files_for`) and hashed, and the entry is read
+page's site dump (or the records of its WARC input) now (:func:`mainentity.sitedump.dump_files_for`)
+and hashed, and the entry is read
 under the key that includes those hashes. A changed, added or removed file changes the key, so the
 page is rendered again. The requests depend only on the page and the content of what it requested,
 so the request list of the last rendering names the same URLs for an unchanged dump.
