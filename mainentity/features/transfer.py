@@ -142,13 +142,9 @@ def _text_stats(text: str) -> tuple[frozenset[str], int, float, float, str]:
     """Distinct terms, word count, upper-case share of letters, digit share of letters and digits, and
     the tokens run together, of one text (cached: template texts repeat on every page of a site)."""
     tokens = tokenize(text)
-    n_letters = n_upper = n_digits = 0
-    for char in text:
-        if char.isalpha():
-            n_letters += 1
-            n_upper += char.isupper()
-        elif char.isdigit():
-            n_digits += 1
+    letters = "".join(filter(str.isalpha, text))
+    n_letters, n_upper = len(letters), sum(map(str.isupper, letters))
+    n_digits = sum(map(str.isdigit, text))  # no character is both a letter and a digit
     return (term_set(text), len(tokens), n_upper / n_letters if n_letters else 0.0,
             n_digits / max(n_letters + n_digits, 1), "".join(tokens))
 

@@ -15,6 +15,8 @@ regression on answers given on held-out pages (Zadrozny & Elkan 2002).
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 from sklearn.base import BaseEstimator, clone
 from sklearn.ensemble import HistGradientBoostingClassifier
@@ -23,7 +25,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.validation import check_array, check_is_fitted
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 #: Learners of :class:`CandidateRanker`.
 RANKER_METHODS = ("gbm", "linear", "both")
@@ -193,9 +195,16 @@ class CandidateRanker(BaseEstimator):
             return np.zeros(0)
         # one thread: a site's candidates are too few for OpenMP's start-up to pay off, and on a busy
         # machine its threads spin against the other processes (16x the CPU time measured on 2 cores)
-        with threadpool_limits(limits=1, user_api="openmp"):
+        with _thread_pools().limit(limits=1, user_api="openmp"):
             return np.sum([np.asarray(estimator.decision_function(X), dtype=float)
                            for estimator in self.estimators_], axis=0)
+
+
+@cache
+def _thread_pools() -> ThreadpoolController:
+    """The process's thread pools, found once: ``threadpool_limits`` looks for them on every call (about
+    3 ms, as long as the trees' work on a small site)."""
+    return ThreadpoolController()
 
 
 class AnswerCalibrator(BaseEstimator):
