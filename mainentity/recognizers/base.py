@@ -51,11 +51,12 @@ class Recognizer(BaseEstimator):
     ``True`` for recognisers that use the other pages of a page's site: the pipeline then passes all
     the documents of one site to one :meth:`predict` call.
 
-    A site-level recogniser also answers a site in shards, so that a very large site can be spread
+    A site-level recogniser may also answer a site in shards, so that a very large site can be spread
     over many processes (:func:`mainentity.runs.site_tasks`): :meth:`site_statistics` once over all the
     site's documents, :meth:`score_shard` on each shard of its documents with those statistics, and
-    :meth:`predict_scored` on the scored pages of every shard, in site order. The three give the
-    predictions of one :meth:`predict` call on the whole site.
+    :meth:`predict_scored` on the scored pages of every shard, in site order. The three must give the
+    predictions of one :meth:`predict` call on the whole site. Without them (they raise
+    NotImplementedError here) a cluster run predicts its sites whole.
     """
 
     needs_render: ClassVar[bool] = True
@@ -90,9 +91,9 @@ class Recognizer(BaseEstimator):
         Raises
         ------
         NotImplementedError
-            If the recogniser is not site-level.
+            If the recogniser does not answer a site in shards.
         """
-        raise NotImplementedError(f"{type(self).__name__} is not a site-level recogniser")
+        raise NotImplementedError(f"{type(self).__name__} does not answer a site in shards")
 
     def score_shard(self, documents: Sequence[Document], statistics: object) -> list:
         """Score a shard of one site's documents with the site's :meth:`site_statistics`.
@@ -112,9 +113,9 @@ class Recognizer(BaseEstimator):
         Raises
         ------
         NotImplementedError
-            If the recogniser is not site-level.
+            If the recogniser does not answer a site in shards.
         """
-        raise NotImplementedError(f"{type(self).__name__} is not a site-level recogniser")
+        raise NotImplementedError(f"{type(self).__name__} does not answer a site in shards")
 
     def predict_scored(self, scored: Sequence) -> list[Prediction]:
         """Finish a site from the scored pages of all its shards: site-level inference, then predictions.
@@ -132,9 +133,9 @@ class Recognizer(BaseEstimator):
         Raises
         ------
         NotImplementedError
-            If the recogniser is not site-level.
+            If the recogniser does not answer a site in shards.
         """
-        raise NotImplementedError(f"{type(self).__name__} is not a site-level recogniser")
+        raise NotImplementedError(f"{type(self).__name__} does not answer a site in shards")
 
 
 def predict_each(documents: Sequence[Document], answer: Callable[[Document], Prediction]) -> list[Prediction]:
