@@ -482,12 +482,6 @@ class SiteTask:
         The site dump the pages were read from (``None`` for pages of WARC files).
     pages : tuple of Page
         Pages of one site, in the order they were read.
-    cleaners : dict
-        ``site_id -> fitted cleaner`` to use besides the model's own (a large site's, fitted once for
-        all its shards).
-    statistics : object
-        For a shard of a site-level recogniser's site: the recogniser's
-        :meth:`~mainentity.recognizers.base.Recognizer.site_statistics` of the whole site.
     shard : tuple of (int, int) or None
         ``(index, n_shards)`` for a shard of a site-level recogniser's site: its pages are scored in
         the task (:class:`ScoredShard`) and predicted in the client once every shard of the site is in
@@ -496,8 +490,6 @@ class SiteTask:
 
     directory: Path | None
     pages: tuple[Page, ...]
-    cleaners: dict = dataclasses.field(default_factory=dict)
-    statistics: object = None
     shard: tuple[int, int] | None = None
 
 
@@ -547,13 +539,19 @@ class ScoredShard:
     error: str = ""
 
 
-def site_tasks(model: TrainedModel, pages: Sequence[Page], cluster) -> list[SiteTask]:
+def site_tasks(model: TrainedModel, pages: Sequence[Page], cluster) -> list[tuple[SiteTask, SiteStatistics | None]]:
     """The tasks of a cluster run: one per site, or shards of :data:`SHARD_PAGES` pages of a large site.
 
     A site of more than :data:`SHARD_PAGES` pages is split after its site-level statistics are computed
     once on the whole site by a task of ``cluster`` (:func:`fit_site_statistics`): its cleaner when the
-    model has none for it, and a site-level recogniser's site statistics. Every shard is given them. A
-    site whose statistics fail is one task, predicted whole as in process.
+    model has none for it, and a site-level recogniser's site statistics. A site whose statistics fail
+    is one task, predicted whole as in process.
+
+    Returns
+    -------
+    tasks : list of (SiteTask, SiteStatistics or None)
+        Each task with the statistics of its site when it is a shard (the same object for all the
+        shards of a site: ``cluster.map_tasks(..., site_data=...)`` sends it to the workers once).
     """
     sites: dict[str, list[Page]] = {}
     for page in pages:
@@ -566,16 +564,17 @@ def site_tasks(model: TrainedModel, pages: Sequence[Page], cluster) -> list[Site
                   if site_level or (needs_cleaner and task.pages[0].site_id not in model.cleaners)]
     prepared = {statistics.site_id: statistics for statistics in cluster.map_tasks(
         fit_site_statistics, model, unprepared, sizes=[len(t.pages) for t in unprepared], desc="site statistics")}
-    tasks = [task for task in whole if len(task.pages) <= SHARD_PAGES]
+    tasks: list[tuple[SiteTask, SiteStatistics | None]] = [(task, None) for task in whole
+                                                            if len(task.pages) <= SHARD_PAGES]
     for task in large:
         site_id = task.pages[0].site_id
         statistics = prepared.get(site_id, SiteStatistics(site_id))
         if statistics.error:
-            tasks.append(task)
+            tasks.append((task, None))
             continue
         starts = range(0, len(task.pages), SHARD_PAGES)
-        tasks.extend(SiteTask(task.directory, task.pages[start:start + SHARD_PAGES], statistics.cleaners,
-                              statistics.recognizer_statistics, (index, len(starts)) if site_level else None)
+        tasks.extend((SiteTask(task.directory, task.pages[start:start + SHARD_PAGES],
+                               (index, len(starts)) if site_level else None), statistics)
                      for index, start in enumerate(starts))
     return tasks
 
@@ -610,11 +609,14 @@ def fit_site_statistics(model: TrainedModel, task: SiteTask) -> SiteStatistics:
     return SiteStatistics(site_id, own, recognizer_statistics)
 
 
-def predict_site(model: TrainedModel, task: SiteTask) -> list[Prediction] | ScoredShard:
+def predict_site(
+    model: TrainedModel, task: SiteTask, statistics: SiteStatistics | None = None
+) -> list[Prediction] | ScoredShard:
     """Predict the pages of a task (:class:`SiteTask`) in a worker process.
 
-    :func:`predict_pages` with the task's site dump recorded and its cleaners added to the model's;
-    a shard of a site-level recogniser's site is scored with its site statistics instead.
+    :func:`predict_pages` with the task's site dump recorded and the site's cleaner from
+    ``statistics`` (a shard's, fitted once on its whole site) added to the model's; a shard of a
+    site-level recogniser's site is scored with the site statistics instead.
 
     Returns
     -------
@@ -623,14 +625,15 @@ def predict_site(model: TrainedModel, task: SiteTask) -> list[Prediction] | Scor
         (``task.shard`` set), its :class:`ScoredShard`, predicted by :func:`predict_scored_shards`.
     """
     _with_task_dump(task)
-    if task.cleaners:
-        model = dataclasses.replace(model, cleaners={**model.cleaners, **task.cleaners})
+    if statistics is not None and statistics.cleaners:
+        model = dataclasses.replace(model, cleaners={**model.cleaners, **statistics.cleaners})
     if task.shard is None:
         return predict_pages(model, task.pages)
     site_id = task.pages[0].site_id
     documents, failures = render_all(task.pages, model.config, model.recognizer.needs_render, desc="score shard")
     try:
-        scored = model.recognizer.score_shard(clean_documents(documents, model.cleaners), task.statistics)
+        scored = model.recognizer.score_shard(clean_documents(documents, model.cleaners),
+                                              statistics.recognizer_statistics)
     except Exception as error:  # noqa: BLE001 - one site's failure must not stop the run
         logger.warning("site %s: shard %d failed (%s); the site is predicted whole", site_id, task.shard[0], error)
         return ScoredShard(site_id, task.shard, error=f"{type(error).__name__}: {error}")
@@ -681,10 +684,12 @@ def predict_on_cluster(model: TrainedModel, pages: Sequence[Page], cluster) -> I
     prediction : Prediction
         One per page.
     """
-    tasks = site_tasks(model, pages, cluster)
+    planned = site_tasks(model, pages, cluster)
+    tasks = [task for task, _ in planned]
     shards: dict[str, dict[int, ScoredShard]] = defaultdict(dict)
     failed_sites: list[str] = []
-    for result in cluster.map_tasks(predict_site, model, tasks, sizes=[len(task.pages) for task in tasks]):
+    for result in cluster.map_tasks(predict_site, model, tasks, sizes=[len(task.pages) for task in tasks],
+                                    site_data=[statistics for _, statistics in planned]):
         if not isinstance(result, ScoredShard):
             yield from result
             continue

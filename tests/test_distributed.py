@@ -16,9 +16,9 @@ import yaml
 from conftest import REPO
 from test_warc import make_sample_warc
 
+from mainentity import runs
 from mainentity.cli import main
 from mainentity.config import config_to_dict, load_config
-from mainentity import runs
 from mainentity.distributed import DaskSites
 from mainentity.recognizers.general import GeneralRecognizer
 from mainentity.runs import predict
@@ -117,8 +117,9 @@ def test_large_sites_are_sharded_after_their_cleaner_is_fitted_once(tmp_path, in
     assert predict(run_dir, inputs, in_process) == 86
     with DaskSites(workers=2) as cluster:
         tasks = runs.site_tasks(model, runs.load_pages(inputs).pages, cluster)
-        assert sorted(len(task.pages) for task in tasks) == [2, *[2] * 2, *[10] * 8]
-        assert {task.pages[0].site_id for task in tasks if task.cleaners} == {"shop.example"}
+        assert sorted(len(task.pages) for task, _ in tasks) == [2, *[2] * 2, *[10] * 8]
+        assert {task.pages[0].site_id for task, statistics in tasks if statistics and statistics.cleaners} == {
+            "shop.example"}
         assert predict(run_dir, inputs, on_cluster, cluster=cluster) == 86
     assert rows_of(on_cluster) == rows_of(in_process)
 
@@ -152,9 +153,9 @@ def test_a_site_level_model_shards_large_sites_after_counting_their_statistics_o
 class InProcessCluster:
     """:meth:`DaskSites.map_tasks` run in this process, task after task (what the scheduler does, without it)."""
 
-    def map_tasks(self, function, shared, tasks, *, sizes, desc="predict"):
-        for task in tasks:
-            yield function(shared, task)
+    def map_tasks(self, function, shared, tasks, *, sizes, desc="predict", site_data=None):
+        for task, data in zip(tasks, site_data or [None] * len(tasks), strict=True):
+            yield function(shared, task) if site_data is None else function(shared, task, data)
 
 
 def test_a_site_whose_shards_fail_is_predicted_whole_as_in_process(tmp_path, inputs, render_cache_dir, monkeypatch):
