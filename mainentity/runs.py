@@ -568,8 +568,8 @@ def site_tasks(model: TrainedModel, pages: Sequence[Page], cluster) -> list[tupl
                                                             if len(task.pages) <= SHARD_PAGES]
     for task in large:
         site_id = task.pages[0].site_id
-        statistics = prepared.get(site_id, SiteStatistics(site_id))
-        if statistics.error:
+        statistics = prepared.get(site_id)  # None: nothing to compute (the model has the site's cleaner)
+        if statistics is not None and statistics.error:
             tasks.append((task, None))
             continue
         starts = range(0, len(task.pages), SHARD_PAGES)
