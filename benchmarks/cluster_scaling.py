@@ -11,8 +11,9 @@ do; logged by :func:`mainentity.runs.predict`). Per-worker memory is the peak re
 process plus its Chromium (all its descendant processes, each counted whole: shared pages are counted
 once per process, so it overstates), sampled every 0.2 s.
 
-With ``--model DIR --warm-only`` it measures another model (e.g. a trained MS-RBFN, whose large sites
-are split into shards of 250 pages) against its own, already filled, render cache only.
+With ``--model DIR --warm-only`` it measures another model, or a dataset of large sites (christianbook's
+one site of 1000 pages is split into shards of 250 pages), against the model's own, already filled,
+render cache only.
 
 Run it with ``OMP_NUM_THREADS=1``: Dask's workers run their numerical libraries on one thread each, and
 the process run must be given the same.

@@ -17,6 +17,7 @@ in process as before.
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 
 from tqdm import tqdm
@@ -112,7 +113,8 @@ class DaskSites:
         return self.client
 
     def map_tasks(
-        self, function: Callable, shared, tasks: Sequence, *, sizes: Sequence[int], desc: str = "predict"
+        self, function: Callable, shared, tasks: Sequence, *, sizes: Sequence[int], desc: str = "predict",
+        site_data: Sequence | None = None,
     ) -> Iterator:
         """Run ``function(shared, task)`` for every task on the cluster; yield each result as it finishes.
 
@@ -130,11 +132,16 @@ class DaskSites:
             Picklable task descriptions.
         sizes : sequence of int
             The pages of each task, for the progress bar.
+        site_data : sequence, optional
+            Per task, an object passed as ``function(shared, task, data)`` (the site statistics of a
+            large site's shards). An object given to several tasks is sent to every worker once, not
+            with each task (a copy on every worker: a worker's death loses none), and dropped when its
+            last task is done.
 
         Yields
         ------
         result
-            ``function(shared, task)``, in order of completion.
+            ``function(shared, task)`` (or ``function(shared, task, data)``), in order of completion.
 
         Raises
         ------
@@ -150,9 +157,25 @@ class DaskSites:
             [future] = client.scatter([shared], broadcast=True, hash=False)
             self._shipped = (shared, future)
         shared_future = self._shipped[1]
-        futures = {client.submit(function, shared_future, task, pure=False): size
-                   for task, size in zip(tasks, sizes, strict=True)}
-        with tqdm(total=sum(futures.values()), desc=desc, unit="page", disable=None, leave=False) as bar:
+        sent: dict[int, object] = {}  # id of a site_data object -> its future, while tasks need it
+        waiting: Counter[int] = Counter()
+        futures = {}
+        for index, (task, size) in enumerate(zip(tasks, sizes, strict=True)):
+            arguments = [shared_future, task]
+            if site_data is not None:
+                data = site_data[index]
+                if data is not None and id(data) not in sent:
+                    [sent[id(data)]] = client.scatter([data], broadcast=True, hash=False)
+                waiting[id(data)] += 1
+                arguments.append(sent.get(id(data)))
+            futures[client.submit(function, *arguments, pure=False)] = (size, index)
+        with tqdm(total=sum(sizes), desc=desc, unit="page", disable=None, leave=False) as bar:
             for future, result in as_completed(futures, with_results=True):
-                bar.update(futures.pop(future))
+                size, index = futures.pop(future)
+                bar.update(size)
+                if site_data is not None:
+                    key = id(site_data[index])
+                    waiting[key] -= 1
+                    if not waiting[key]:
+                        sent.pop(key, None)
                 yield result

@@ -20,8 +20,8 @@ import os
 import shutil
 import time
 import warnings
-from collections import Counter
-from collections.abc import Sequence
+from collections import Counter, defaultdict
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -423,8 +423,8 @@ def predict(
     retry_errors : bool, default False
         Predict again the pages whose rows have an error.
     cluster : mainentity.distributed.DaskSites, optional
-        A started cluster: each site is then one task of :func:`predict_site` on it (the rows are the
-        same; this process still writes them all).
+        A started cluster: each site, or shard of a large site, is then one task of :func:`predict_site`
+        on it (:func:`predict_on_cluster`; the rows are the same; this process still writes them all).
 
     Returns
     -------
@@ -460,10 +460,8 @@ def predict(
         started = time.perf_counter()
         if cluster is not None:
             cluster.hold_renderers(render_settings(model.config.render))
-            tasks = site_tasks(model, inputs, cluster)
-            for predictions in cluster.map_tasks(predict_site, model, tasks, sizes=[len(t.pages) for t in tasks]):
-                for prediction in predictions:
-                    write_new(prediction)
+            for prediction in predict_on_cluster(model, inputs, cluster):
+                write_new(prediction)
         else:
             predict_pages(model, inputs, on_prediction=write_new, progress=True)
         seconds = time.perf_counter() - started
@@ -472,8 +470,8 @@ def predict(
         return len(writer.done) - n_before
 
 
-#: Pages per task of a cluster run for a recogniser that answers page by page: a larger site is split
-#: into shards of at most this many pages, after its cleaner (its site-level statistics) is fitted once.
+#: Pages per task of a cluster run: a larger site is split into shards of at most this many pages, after
+#: its site-level statistics (its cleaner, and a site-level recogniser's site statistics) are computed once.
 SHARD_PAGES = 250
 
 
@@ -486,10 +484,11 @@ class SiteTask:
     directory : Path or None
         The site dump the pages were read from (``None`` for pages of WARC files).
     pages : tuple of Page
-        Pages of one site.
-    cleaners : dict
-        ``site_id -> fitted cleaner`` to use besides the model's own (a large site's, fitted once for
-        all its shards).
+        Pages of one site, in the order they were read.
+    shard : tuple of (int, int) or None
+        ``(index, n_shards)`` for a shard of a site-level recogniser's site: its pages are scored in
+        the task (:class:`ScoredShard`) and predicted in the client once every shard of the site is in
+        (:func:`predict_scored_shards`). ``None`` for a task whose pages are predicted in the task.
     warc_subresources : WarcSubresources or None
         For pages of WARC files, where the stylesheet, font and image records served to them lie (not
         their bytes: the worker reads them from the same WARC path).
@@ -497,39 +496,95 @@ class SiteTask:
 
     directory: Path | None
     pages: tuple[Page, ...]
-    cleaners: dict = dataclasses.field(default_factory=dict)
+    shard: tuple[int, int] | None = None
     warc_subresources: WarcSubresources | None = None
 
 
-def site_tasks(model: TrainedModel, pages: Sequence[Page], cluster) -> list[SiteTask]:
+@dataclass(frozen=True)
+class SiteStatistics:
+    """What a cluster run computes once over a large site before splitting it: :func:`fit_site_statistics`.
+
+    Attributes
+    ----------
+    site_id : str
+    cleaners : dict
+        ``{site_id: cleaner}`` fitted on the site when the model has no cleaner for it, else empty.
+    recognizer_statistics : object
+        The site-level recogniser's ``site_statistics`` of the site's documents (``None`` for a
+        recogniser that answers page by page).
+    error : str
+        Why they could not be computed (the site is then predicted whole); empty otherwise.
+    """
+
+    site_id: str
+    cleaners: dict = dataclasses.field(default_factory=dict)
+    recognizer_statistics: object = None
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class ScoredShard:
+    """A shard of a site-level recogniser's site, scored in a task of a cluster run (:func:`predict_site`).
+
+    Attributes
+    ----------
+    site_id : str
+    shard : tuple of (int, int)
+        ``(index, n_shards)``, from its :class:`SiteTask`.
+    failures : tuple of Prediction
+        The error rows of its pages that could not be rendered.
+    scored : list
+        The recogniser's ``score_shard`` of its other pages, in site order.
+    error : str
+        Why the shard could not be scored (the site is then predicted whole); empty otherwise.
+    """
+
+    site_id: str
+    shard: tuple[int, int]
+    failures: tuple[Prediction, ...] = ()
+    scored: list = dataclasses.field(default_factory=list)
+    error: str = ""
+
+
+def site_tasks(model: TrainedModel, pages: Sequence[Page], cluster) -> list[tuple[SiteTask, SiteStatistics | None]]:
     """The tasks of a cluster run: one per site, or shards of :data:`SHARD_PAGES` pages of a large site.
 
-    A site-level recogniser gets every site whole (its site statistics and vote are computed inside
-    ``predict``). Otherwise a site of more than :data:`SHARD_PAGES` pages is split; when the model has no
-    cleaner for it, the cleaner is first fitted once on the whole site by a task of ``cluster``
-    (:func:`fit_site_cleaner`) and handed to every shard.
+    A site of more than :data:`SHARD_PAGES` pages is split after its site-level statistics are computed
+    once on the whole site by a task of ``cluster`` (:func:`fit_site_statistics`): its cleaner when the
+    model has none for it, and a site-level recogniser's site statistics. A site whose statistics fail
+    is one task, predicted whole as in process.
+
+    Returns
+    -------
+    tasks : list of (SiteTask, SiteStatistics or None)
+        Each task with the statistics of its site when it is a shard (the same object for all the
+        shards of a site: ``cluster.map_tasks(..., site_data=...)`` sends it to the workers once).
     """
     sites: dict[str, list[Page]] = {}
     for page in pages:
         sites.setdefault(page.site_id, []).append(page)
     whole = [SiteTask(registered_dump(site_id), tuple(site), warc_subresources=registered_warc_subresources(site_id))
              for site_id, site in sites.items()]
-    if model.recognizer.site_level:
-        return whole
     large = [task for task in whole if len(task.pages) > SHARD_PAGES]
-    unclean = [task for task in large
-               if model.config.cleaning.method != "none" and task.pages[0].site_id not in model.cleaners]
-    cleaners: dict = {}
-    for fitted in cluster.map_tasks(fit_site_cleaner, model, unclean, sizes=[len(t.pages) for t in unclean],
-                                    desc="fit cleaners"):
-        cleaners.update(fitted)
-    tasks = [task for task in whole if len(task.pages) <= SHARD_PAGES]
+    site_level = model.recognizer.site_level
+    needs_cleaner = model.config.cleaning.method != "none"
+    unprepared = [task for task in large
+                  if site_level or (needs_cleaner and task.pages[0].site_id not in model.cleaners)]
+    prepared = {statistics.site_id: statistics for statistics in cluster.map_tasks(
+        fit_site_statistics, model, unprepared, sizes=[len(t.pages) for t in unprepared], desc="site statistics")
+        } if unprepared else {}
+    tasks: list[tuple[SiteTask, SiteStatistics | None]] = [(task, None) for task in whole
+                                                            if len(task.pages) <= SHARD_PAGES]
     for task in large:
         site_id = task.pages[0].site_id
-        site_cleaners = {site_id: cleaners[site_id]} if site_id in cleaners else {}
-        tasks.extend(SiteTask(task.directory, task.pages[start:start + SHARD_PAGES], site_cleaners,
-                              task.warc_subresources)
-                     for start in range(0, len(task.pages), SHARD_PAGES))
+        statistics = prepared.get(site_id)  # None: nothing to compute (the model has the site's cleaner)
+        if statistics is not None and statistics.error:
+            tasks.append((task, None))
+            continue
+        starts = range(0, len(task.pages), SHARD_PAGES)
+        tasks.extend((SiteTask(task.directory, task.pages[start:start + SHARD_PAGES],
+                               (index, len(starts)) if site_level else None, task.warc_subresources), statistics)
+                     for index, start in enumerate(starts))
     return tasks
 
 
@@ -542,26 +597,131 @@ def _with_task_dump(task: SiteTask) -> None:
         register_subresources(task.pages[0].site_id, task.warc_subresources)
 
 
-def fit_site_cleaner(model: TrainedModel, task: SiteTask) -> dict:
-    """``{site_id: cleaner}`` fitted on the task's pages (one whole site): a task of a cluster run."""
+def fit_site_statistics(model: TrainedModel, task: SiteTask) -> SiteStatistics:
+    """The site-level statistics of the task's pages (one whole site): a task of a cluster run.
+
+    The site's cleaner is fitted when the model has none for it (:func:`cleaners_for`); a site-level
+    recogniser's ``site_statistics`` are counted on the site's rendered and cleaned documents, in the
+    order the pages were read, as :func:`predict_pages` gives them (pages come from the render cache
+    when it holds them). An error is returned in the result (the site is then predicted whole), not
+    raised.
+    """
     _with_task_dump(task)
     site_id = task.pages[0].site_id
-    return {site_id: cleaners_for(model, task.pages)[site_id]}
+    try:
+        cleaners = cleaners_for(model, task.pages)
+        recognizer_statistics = None
+        if model.recognizer.site_level:
+            documents, _ = render_all(task.pages, model.config, model.recognizer.needs_render, desc="site statistics")
+            recognizer_statistics = model.recognizer.site_statistics(clean_documents(documents, cleaners))
+    except Exception as error:  # noqa: BLE001 - one site's failure must not stop the run
+        logger.warning("site %s: site statistics failed (%s); it is predicted whole", site_id, error)
+        return SiteStatistics(site_id, error=f"{type(error).__name__}: {error}")
+    own = {site_id: cleaners[site_id]} if site_id in cleaners and site_id not in model.cleaners else {}
+    return SiteStatistics(site_id, own, recognizer_statistics)
 
 
-def predict_site(model: TrainedModel, task: SiteTask) -> list[Prediction]:
-    """Predict the pages of a task (:class:`SiteTask`) in a worker process: :func:`predict_pages` with
-    the task's site dump recorded and its cleaners added to the model's.
+def predict_site(
+    model: TrainedModel, task: SiteTask, statistics: SiteStatistics | None = None
+) -> list[Prediction] | ScoredShard:
+    """Predict the pages of a task (:class:`SiteTask`) in a worker process.
+
+    :func:`predict_pages` with the task's site dump recorded and the site's cleaner from
+    ``statistics`` (a shard's, fitted once on its whole site) added to the model's; a shard of a
+    site-level recogniser's site is scored with the site statistics instead.
+
+    Returns
+    -------
+    predictions : list of Prediction or ScoredShard
+        One prediction per page of the task; for a shard of a site-level recogniser's site
+        (``task.shard`` set), its :class:`ScoredShard`, predicted by :func:`predict_scored_shards`.
+    """
+    _with_task_dump(task)
+    if statistics is not None and statistics.cleaners:
+        model = dataclasses.replace(model, cleaners={**model.cleaners, **statistics.cleaners})
+    if task.shard is None:
+        return predict_pages(model, task.pages)
+    site_id = task.pages[0].site_id
+    documents, failures = render_all(task.pages, model.config, model.recognizer.needs_render, desc="score shard")
+    try:
+        scored = model.recognizer.score_shard(clean_documents(documents, model.cleaners),
+                                              statistics.recognizer_statistics)
+    except Exception as error:  # noqa: BLE001 - one site's failure must not stop the run
+        logger.warning("site %s: shard %d failed (%s); the site is predicted whole", site_id, task.shard[0], error)
+        return ScoredShard(site_id, task.shard, error=f"{type(error).__name__}: {error}")
+    return ScoredShard(site_id, task.shard, tuple(failures), scored)
+
+
+def predict_scored_shards(recognizer: Recognizer, shards: Sequence[ScoredShard]) -> list[Prediction]:
+    """The rows of a site-level recogniser's site from all its scored shards, in shard order.
+
+    The site-level inference runs over all the site's scored pages
+    (:meth:`~mainentity.recognizers.base.Recognizer.predict_scored`), so the rows are those of
+    :func:`predict_pages` on the whole site.
 
     Returns
     -------
     predictions : list of Prediction
-        One per page of the task.
+        The error rows of the pages that could not be rendered, then one per other page.
+
+    Raises
+    ------
+    ValueError
+        If a shard could not be scored (its reason is given).
     """
-    _with_task_dump(task)
-    if task.cleaners:
-        model = dataclasses.replace(model, cleaners={**model.cleaners, **task.cleaners})
-    return predict_pages(model, task.pages)
+    for shard in shards:
+        if shard.error:
+            raise ValueError(f"site {shard.site_id}, shard {shard.shard[0]}: {shard.error}")
+    failures = [failure for shard in shards for failure in shard.failures]
+    return failures + recognizer.predict_scored([page for shard in shards for page in shard.scored])
+
+
+def predict_on_cluster(model: TrainedModel, pages: Sequence[Page], cluster) -> Iterator[Prediction]:
+    """Predict every page of whole sites on a cluster; yield the rows as sites and tasks finish.
+
+    The tasks are :func:`site_tasks`; a site-level recogniser's large site is predicted in this
+    process (:func:`predict_scored_shards`) once all its shards are in. A site whose shards fail is
+    then predicted whole by one more task, as in process.
+
+    Parameters
+    ----------
+    model : TrainedModel
+    pages : sequence of Page
+        All the pages of one or more sites, anchors filled.
+    cluster : mainentity.distributed.DaskSites
+        A started cluster.
+
+    Yields
+    ------
+    prediction : Prediction
+        One per page.
+    """
+    planned = site_tasks(model, pages, cluster)
+    tasks = [task for task, _ in planned]
+    shards: dict[str, dict[int, ScoredShard]] = defaultdict(dict)
+    failed_sites: list[str] = []
+    for result in cluster.map_tasks(predict_site, model, tasks, sizes=[len(task.pages) for task in tasks],
+                                    site_data=[statistics for _, statistics in planned]):
+        if not isinstance(result, ScoredShard):
+            yield from result
+            continue
+        site = shards[result.site_id]
+        site[result.shard[0]] = result
+        if len(site) < result.shard[1]:
+            continue
+        del shards[result.site_id]
+        try:
+            predictions = predict_scored_shards(model.recognizer, [site[index] for index in range(len(site))])
+        except Exception as error:  # noqa: BLE001 - one site's failure must not stop the run
+            logger.warning("%s; the site is predicted whole", error)
+            failed_sites.append(result.site_id)
+            continue
+        yield from predictions
+    retries = [SiteTask(registered_dump(site_id), tuple(page for page in pages if page.site_id == site_id))
+               for site_id in failed_sites]
+    for predictions in cluster.map_tasks(predict_site, model, retries, sizes=[len(task.pages) for task in retries],
+                                         desc="predict whole"):
+        yield from predictions
 
 
 def predict_pages(

@@ -9,15 +9,18 @@ import shutil
 import signal
 import threading
 import time
+from collections import Counter
 
 import pytest
 import yaml
 from conftest import REPO
 from test_warc import make_sample_warc
 
+from mainentity import runs
 from mainentity.cli import main
 from mainentity.config import config_to_dict, load_config
 from mainentity.distributed import DaskSites
+from mainentity.recognizers.general import GeneralRecognizer
 from mainentity.runs import predict
 
 pytestmark = pytest.mark.browser
@@ -106,8 +109,6 @@ def test_large_sites_are_sharded_after_their_cleaner_is_fitted_once(tmp_path, in
     """A page-by-page recogniser with site-level cleaning: shards of 10 pages give the in-process rows."""
     from test_runs import quick_config
 
-    from mainentity import runs
-
     run_dir = runs.train(quick_config(REPO / "configs" / "sample-msrbfn-sst.yaml", tmp_path, render_cache_dir))
     model = runs.load_model(run_dir)
     assert "sample-shop" in model.cleaners and "shop.example" not in model.cleaners
@@ -116,7 +117,67 @@ def test_large_sites_are_sharded_after_their_cleaner_is_fitted_once(tmp_path, in
     assert predict(run_dir, inputs, in_process) == 86
     with DaskSites(workers=2) as cluster:
         tasks = runs.site_tasks(model, runs.load_pages(inputs).pages, cluster)
-        assert sorted(len(task.pages) for task in tasks) == [2, *[2] * 2, *[10] * 8]
-        assert {task.pages[0].site_id for task in tasks if task.cleaners} == {"shop.example"}
+        assert sorted(len(task.pages) for task, _ in tasks) == [2, *[2] * 2, *[10] * 8]
+        assert {task.pages[0].site_id for task, statistics in tasks if statistics and statistics.cleaners} == {
+            "shop.example"}
         assert predict(run_dir, inputs, on_cluster, cluster=cluster) == 86
     assert rows_of(on_cluster) == rows_of(in_process)
+
+
+def test_a_site_level_model_shards_large_sites_after_counting_their_statistics_once(
+        tmp_path, inputs, render_cache_dir, monkeypatch):
+    """The general model with shards of 3 pages: each large site's statistics once, then 14 shards each."""
+    model_dir = model_with_cache(tmp_path, render_cache_dir)
+    monkeypatch.setattr(runs, "SHARD_PAGES", 3)
+    in_process, on_cluster = tmp_path / "in-process.jsonl", tmp_path / "cluster.jsonl"
+    assert predict(model_dir, inputs, in_process) == 86
+    submitted: Counter = Counter()
+    with DaskSites(workers=2) as cluster:
+        map_tasks = cluster.map_tasks
+
+        def counting(function, shared, tasks, **options):
+            submitted.update((function.__name__, task.pages[0].site_id, len(task.pages), task.shard is not None)
+                             for task in tasks)
+            return map_tasks(function, shared, tasks, **options)
+
+        monkeypatch.setattr(cluster, "map_tasks", counting)
+        assert predict(model_dir, inputs, on_cluster, cluster=cluster) == 86
+    assert submitted == {("fit_site_statistics", "sample-shop", 42, False): 1,
+                         ("fit_site_statistics", "shop.example", 42, False): 1,
+                         ("predict_site", "sample-shop", 3, True): 14,
+                         ("predict_site", "shop.example", 3, True): 14,
+                         ("predict_site", "notes.example", 2, False): 1}
+    assert rows_of(on_cluster) == rows_of(in_process)
+
+
+class InProcessCluster:
+    """:meth:`DaskSites.map_tasks` run in this process, task after task (what the scheduler does, without it)."""
+
+    def map_tasks(self, function, shared, tasks, *, sizes, desc="predict", site_data=None):
+        for task, data in zip(tasks, site_data or [None] * len(tasks), strict=True):
+            yield function(shared, task) if site_data is None else function(shared, task, data)
+
+
+def test_a_site_whose_shards_fail_is_predicted_whole_as_in_process(tmp_path, inputs, render_cache_dir, monkeypatch):
+    """Statistics are counted once per large site; a site whose shard raises is predicted by one whole task."""
+    model = runs.load_model(model_with_cache(tmp_path, render_cache_dir))
+    pages = runs.load_pages(inputs).pages
+    reference = {(p.site_id, p.path): p for p in runs.predict_pages(model, pages)}
+    counted: Counter = Counter()
+    site_statistics, score_shard = GeneralRecognizer.site_statistics, GeneralRecognizer.score_shard
+
+    def counting_statistics(self, documents):
+        counted[documents[0].page.site_id] += 1
+        return site_statistics(self, documents)
+
+    def failing_on_one_site(self, documents, statistics):
+        if documents[0].page.site_id == "shop.example":
+            raise RuntimeError("a page the recogniser cannot read")
+        return score_shard(self, documents, statistics)
+
+    monkeypatch.setattr(GeneralRecognizer, "site_statistics", counting_statistics)
+    monkeypatch.setattr(GeneralRecognizer, "score_shard", failing_on_one_site)
+    monkeypatch.setattr(runs, "SHARD_PAGES", 5)
+    rows = list(runs.predict_on_cluster(model, pages, InProcessCluster()))
+    assert counted == {"sample-shop": 1, "shop.example": 1}
+    assert len(rows) == len(reference) and {(p.site_id, p.path): p for p in rows} == reference

@@ -100,3 +100,61 @@ def test_fit_counts_every_skipped_document_in_one_warning():
                  Document(Page("x", "b.html", "http://x/b.html", "", main_entity=("B",)), RenderedPage("", (), ()))]
     with pytest.warns(UserWarning, match="2 of 8 training documents skipped"):
         GeneralRecognizer(max_iter=5, min_samples_leaf=2, calibrate=False).fit(documents)
+
+
+def odd_page(site, i):
+    """A page of ``site`` whose sale banner is set larger than its h1."""
+    document = shop_page(site, i, title_first=False)
+    banner = text_block("Summer sale on all garden chairs today", 60, 34, path="html[0]/body[1]/div[0]")
+    rendered = document.rendered
+    return Document(document.page, RenderedPage(rendered.title, (), (banner, *rendered.blocks)))
+
+
+class LayoutAndSiteRanker:
+    """Scores by hand: font size, and a little for a text that changes from page to page in its slot."""
+
+    weights = {"fsize_ratio": 3.0, "slot_variety": 0.1}
+
+    def decision_function(self, X):
+        from mainentity.features.transfer import TRANSFER_FEATURES
+
+        return sum(weight * X[:, TRANSFER_FEATURES.index(name)] for name, weight in self.weights.items())
+
+
+@pytest.mark.parametrize("ranker", ["fitted", "fitted-calibrated", "by hand"])
+def test_a_site_predicted_in_shards_with_its_statistics_is_predicted_as_whole(ranker):
+    recognizer = GeneralRecognizer(method="both", max_iter=30, min_samples_leaf=2, n_folds=3,
+                                   calibrate=ranker == "fitted-calibrated", vote_margin=1.0, n_top=3, random_state=0)
+    if ranker == "by hand":
+        recognizer.ranker_, recognizer.calibrator_ = LayoutAndSiteRanker(), None
+    else:
+        recognizer.fit(sites(["oak", "pine", "birch", "elm", "ash", "yew"], 4))
+    site = [shop_page("beech", i, title_first=False) if i % 3 else odd_page("beech", i) for i in range(8)]
+    site.insert(4, Document(Page("beech", "unrendered.html", "https://beech.example/u", "")))
+    site.insert(6, Document(Page("beech", "empty.html", "https://beech.example/e", ""), RenderedPage("", (), ())))
+    whole = recognizer.predict(site)
+    assert [p.error for p in whole].count("not rendered") == 1 and [p.error for p in whole].count("no text blocks") == 1
+    statistics = recognizer.site_statistics(site)
+    for n_pages in (1, 3, 4, len(site)):
+        scored = [page for start in range(0, len(site), n_pages)
+                  for page in recognizer.score_shard(site[start:start + n_pages], statistics)]
+        assert recognizer.predict_scored(scored) == whole
+    if ranker == "by hand":  # the test can fail: the site's vote and statistics change the rows
+        assert {p.main_entity for p in whole if not p.error} == {page.page.main_entity[0] for page in site
+                                                                 if page.page.main_entity}
+        alone = [p for start in range(0, len(site), 2) for p in recognizer.predict(site[start:start + 2])]
+        assert sum(p.main_entity.startswith("Summer sale") for p in alone) == 3
+        (first,) = recognizer.predict_scored(recognizer.score_shard(site[1:2], recognizer.site_statistics(site[1:2])))
+        assert first.score != whole[1].score
+
+
+def test_a_scored_page_keeps_only_the_candidates_the_vote_and_the_listing_can_use():
+    recognizer = GeneralRecognizer(max_iter=30, min_samples_leaf=2, calibrate=False, n_top=2, vote_margin=0.0,
+                                   random_state=0).fit(sites(["oak", "pine", "birch", "elm"], 3))
+    site = sites(["beech"], 3)
+    (scored, *_) = recognizer.score_shard(site, recognizer.site_statistics(site))
+    assert len(scored.candidates) == len(scored.slots) == len(scored.scores) == 2 < len(site[0].rendered.blocks)
+    with pytest.raises(ValueError, match="one site"):
+        recognizer.site_statistics(sites(["beech", "maple"], 1))
+    with pytest.raises(TypeError, match="SiteProfile"):
+        recognizer.score_shard(site, {})

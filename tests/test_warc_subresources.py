@@ -132,8 +132,10 @@ def test_the_render_cache_key_covers_the_stylesheet_record(tmp_path):
 def test_a_cluster_task_carries_the_records_to_a_fresh_process(tmp_path):
     warc = write_warc(tmp_path / "crawl.warc.gz", [(PAGE_URL, "text/html", PAGE), (CSS_URL, "text/css", SITE_CSS)])
     read_warcs([warc])
-    model = SimpleNamespace(recognizer=SimpleNamespace(site_level=True))  # site-level: one task per site, whole
-    [task] = site_tasks(model, [kettle_page(warc)], cluster=None)
+    model = SimpleNamespace(recognizer=SimpleNamespace(site_level=True), cleaners={},
+                            config=SimpleNamespace(cleaning=SimpleNamespace(method="none")))
+    [(task, statistics)] = site_tasks(model, [kettle_page(warc)], cluster=None)  # a small site: one task, whole
+    assert statistics is None
     assert task.warc_subresources is not None and task.directory is None
     task_file = tmp_path / "task.pickle"
     task_file.write_bytes(pickle.dumps(task))

@@ -50,6 +50,13 @@ class Recognizer(BaseEstimator):
     ``needs_training`` is ``False`` for recognisers whose ``fit`` learns nothing. ``site_level`` is
     ``True`` for recognisers that use the other pages of a page's site: the pipeline then passes all
     the documents of one site to one :meth:`predict` call.
+
+    A site-level recogniser may also answer a site in shards, so that a very large site can be spread
+    over many processes (:func:`mainentity.runs.site_tasks`): :meth:`site_statistics` once over all the
+    site's documents, :meth:`score_shard` on each shard of its documents with those statistics, and
+    :meth:`predict_scored` on the scored pages of every shard, in site order. The three must give the
+    predictions of one :meth:`predict` call on the whole site. Without them (they raise
+    NotImplementedError here) a cluster run predicts its sites whole.
     """
 
     needs_render: ClassVar[bool] = True
@@ -67,6 +74,68 @@ class Recognizer(BaseEstimator):
         for one bad page.
         """
         raise NotImplementedError
+
+    def site_statistics(self, documents: Sequence[Document]) -> object:
+        """What a site-level recogniser counts over all the documents of one site, learned without labels.
+
+        Parameters
+        ----------
+        documents : sequence of Document
+            Every document of one site that :meth:`predict` would get, in site order.
+
+        Returns
+        -------
+        statistics : object
+            Picklable (it is sent to the processes that score the site's shards).
+
+        Raises
+        ------
+        NotImplementedError
+            If the recogniser does not answer a site in shards.
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not answer a site in shards")
+
+    def score_shard(self, documents: Sequence[Document], statistics: object) -> list:
+        """Score a shard of one site's documents with the site's :meth:`site_statistics`.
+
+        Parameters
+        ----------
+        documents : sequence of Document
+            Some of the documents of the site the statistics were counted on, in site order.
+        statistics : object
+            :meth:`site_statistics` of all the site's documents.
+
+        Returns
+        -------
+        scored : list
+            One picklable scored page per document, in order: what :meth:`predict_scored` needs.
+
+        Raises
+        ------
+        NotImplementedError
+            If the recogniser does not answer a site in shards.
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not answer a site in shards")
+
+    def predict_scored(self, scored: Sequence) -> list[Prediction]:
+        """Finish a site from the scored pages of all its shards: site-level inference, then predictions.
+
+        Parameters
+        ----------
+        scored : sequence
+            The :meth:`score_shard` results of every shard of one site, concatenated in site order.
+
+        Returns
+        -------
+        predictions : list of Prediction
+            One per scored page, in order; the same as :meth:`predict` on the site's documents.
+
+        Raises
+        ------
+        NotImplementedError
+            If the recogniser does not answer a site in shards.
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not answer a site in shards")
 
 
 def predict_each(documents: Sequence[Document], answer: Callable[[Document], Prediction]) -> list[Prediction]:

@@ -13,6 +13,13 @@ Built for sites no label and no training run has touched. For each page:
    (:class:`~mainentity.models.ranker.AnswerCalibrator`, fitted on held-out folds: by site when the
    training data has several sites, else by page); below ``abstain_below`` the page gets no answer.
 
+A very large site can be predicted in shards (the :class:`~mainentity.recognizers.base.Recognizer`
+protocol for site-level recognisers): its :class:`~mainentity.features.site.SiteProfile` is counted
+once over all its pages (:meth:`GeneralRecognizer.site_statistics`), each shard's pages are scored with
+it (:meth:`GeneralRecognizer.score_shard`, keeping per page only the candidates that the vote or the
+listed candidates can use), and the vote and the predictions are made over all the site's scored pages
+(:meth:`GeneralRecognizer.predict_scored`): the same predictions as one ``predict`` call on the site.
+
 Why a ranker and not the MS-RBFN with more sources: on the cross-site protocol
 (``benchmarks/results/cross-site/``) the MS-RBFN's RBF units learn the one training site's font sizes
 and positions (ROUGE-1 F1 0.75 from christianbook to Readability's pages), while a ranker over relative
@@ -26,6 +33,7 @@ from __future__ import annotations
 import warnings
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
@@ -41,7 +49,7 @@ from mainentity.features.transfer import (
 )
 from mainentity.models.ranker import AnswerCalibrator, CandidateRanker, best_per_group, cross_fitted_scores
 from mainentity.recognizers.base import Recognizer
-from mainentity.records import Document, Prediction, TextBlock
+from mainentity.records import Document, Page, Prediction, TextBlock
 
 _SITE_COLUMNS = [TRANSFER_FEATURES.index(name) for name in SITE_FEATURES]
 
@@ -51,6 +59,41 @@ def _by_site(documents: Sequence[Document]) -> dict[str, list[int]]:
     for i, document in enumerate(documents):
         sites[document.page.site_id].append(i)
     return sites
+
+
+def _one_site(site_ids: Sequence[str], what: str) -> None:
+    """Raise ValueError when ``site_ids`` name more than one site."""
+    if len(set(site_ids)) > 1:
+        raise ValueError(f"{what} must be of one site; got sites {', '.join(sorted(set(site_ids)))}")
+
+
+@dataclass(frozen=True)
+class ScoredPage:
+    """A page scored in a shard: what the site vote and the page's prediction need of it.
+
+    Attributes
+    ----------
+    site_id, path, url : str
+        The page's.
+    candidates : tuple of TextBlock
+        The candidates that can still be the answer (the best, and those within ``vote_margin`` of it
+        that the vote may choose) or be listed (up to ``n_top`` distinct texts by score), in page order.
+        Empty for a page without candidates.
+    slots : tuple of str
+        Their slots (:func:`~mainentity.features.site.slot_of`).
+    scores : ndarray of shape (n_candidates,)
+        Their ranker scores (log-odds), before the vote.
+    error : str
+        Why the page has no scores ("not rendered"); empty otherwise.
+    """
+
+    site_id: str
+    path: str
+    url: str
+    candidates: tuple[TextBlock, ...] = ()
+    slots: tuple[str, ...] = ()
+    scores: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    error: str = ""
 
 
 class GeneralRecognizer(Recognizer):
@@ -131,17 +174,31 @@ class GeneralRecognizer(Recognizer):
         return CandidateRanker(self.method, self.max_iter, self.learning_rate, self.max_depth,
                                self.min_samples_leaf, self.l2, monotonic, self.random_state)
 
+    @staticmethod
+    def _site_candidates(site: Sequence[Document]) -> tuple[list[list[TextBlock]], list[list[str]]]:
+        """The candidates of each rendered document of one site, and their slots."""
+        candidates = [page_candidates(document.rendered) for document in site]
+        return candidates, [list(map(slot_of, page)) for page in candidates]
+
+    def _profile(self, site: Sequence[Document], candidates, slots) -> SiteProfile:
+        """The site profile of one site's rendered documents (that of a one-page site without site features)."""
+        if not self.site_features:
+            return SiteProfile(1)
+        return site_profile(candidates, slots, [page_title_segments(document.rendered) for document in site])
+
+    @staticmethod
+    def _features(site: Sequence[Document], candidates, slots, profile: SiteProfile) -> list[np.ndarray]:
+        return [candidate_features(page, document.page, document.rendered, profile, page_slots)
+                for document, page, page_slots in zip(site, candidates, slots, strict=True)]
+
     def _page_candidates(self, documents: Sequence[Document]) -> list[tuple[list[TextBlock], np.ndarray, list[str]]]:
         """Candidates, features and slots of every document (site profiles over the given documents)."""
         out: list = [None] * len(documents)
         for indices in _by_site(documents).values():
-            candidates = [page_candidates(documents[i].rendered) for i in indices]
-            slots = [list(map(slot_of, page)) for page in candidates]
-            titles = [page_title_segments(documents[i].rendered) for i in indices]
-            profile = site_profile(candidates, slots, titles) if self.site_features else SiteProfile(1)
-            for i, page, page_slots in zip(indices, candidates, slots, strict=True):
-                document = documents[i]
-                x = candidate_features(page, document.page, document.rendered, profile, page_slots)
+            site = [documents[i] for i in indices]
+            candidates, slots = self._site_candidates(site)
+            features = self._features(site, candidates, slots, self._profile(site, candidates, slots))
+            for i, page, x, page_slots in zip(indices, candidates, features, slots, strict=True):
                 out[i] = (page, x, page_slots)
         return out
 
@@ -224,14 +281,19 @@ class GeneralRecognizer(Recognizer):
         """
         check_is_fitted(self)
         featured = self._page_candidates(documents)
-        # one ranker call for all pages: per-call overhead dominates the trees' work on one page
-        all_scores = self.ranker_.decision_function(np.concatenate([x for _, x, _ in featured]))
-        bounds = np.cumsum([0] + [len(c) for c, _, _ in featured])
-        scored = [(c, all_scores[bounds[i]:bounds[i + 1]].copy()) for i, (c, _, _) in enumerate(featured)]
+        scores = self._scores([x for _, x, _ in featured])
+        scored = [(c, page_scores) for (c, _, _), page_scores in zip(featured, scores, strict=True)]
         if self.site_vote:
             for indices in _by_site(documents).values():
                 self._vote([(featured[i][2], scored[i][1]) for i in indices])
         return scored
+
+    def _scores(self, features: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """Ranker scores of each page's candidates, from its features of shape (n_candidates, n_features)."""
+        # one ranker call for all pages: per-call overhead dominates the trees' work on one page
+        all_scores = self.ranker_.decision_function(np.concatenate(features))
+        bounds = np.cumsum([0] + [len(x) for x in features])
+        return [all_scores[bounds[i]:bounds[i + 1]].copy() for i in range(len(features))]
 
     def _vote(self, site_scored: list[tuple[list[str], np.ndarray]]) -> None:
         """Site-level inference, in place: move each page's answer to the winning slot when close.
@@ -265,15 +327,121 @@ class GeneralRecognizer(Recognizer):
         renderable = [i for i, d in enumerate(documents) if d.rendered is not None]
         scored = self.candidate_scores([documents[i] for i in renderable]) if renderable else []
         for i, (candidates, scores) in zip(renderable, scored, strict=True):
-            predictions[i] = self._prediction(documents[i], candidates, scores)
+            predictions[i] = self._prediction(documents[i].page, candidates, scores)
         for i, document in enumerate(documents):
             if predictions[i] is None:
                 page = document.page
                 predictions[i] = Prediction(page.site_id, page.path, page.url, error="not rendered")
         return predictions
 
-    def _prediction(self, document: Document, candidates: list[TextBlock], scores: np.ndarray) -> Prediction:
-        page = document.page
+    def site_statistics(self, documents: Sequence[Document]) -> SiteProfile:
+        """The site profile of one site: what :meth:`predict` counts over the site's rendered documents.
+
+        Parameters
+        ----------
+        documents : sequence of Document
+            Every document of one site, in site order (unrendered ones are left out, as in :meth:`predict`).
+
+        Returns
+        -------
+        profile : SiteProfile
+            :func:`~mainentity.features.site.site_profile` of their candidates and titles (that of a
+            one-page site when ``site_features`` is off).
+
+        Raises
+        ------
+        ValueError
+            If the documents are of more than one site.
+        """
+        _one_site([document.page.site_id for document in documents], "site_statistics' documents")
+        site = [document for document in documents if document.rendered is not None]
+        candidates, slots = self._site_candidates(site)
+        return self._profile(site, candidates, slots)
+
+    def score_shard(self, documents: Sequence[Document], statistics: SiteProfile) -> list[ScoredPage]:
+        """Score a shard of one site's documents with the site's profile (:meth:`site_statistics`).
+
+        Parameters
+        ----------
+        documents : sequence of Document
+            Some documents of one site, in site order.
+        statistics : SiteProfile
+            The profile of all the site's documents.
+
+        Returns
+        -------
+        scored : list of ScoredPage
+            One per document, in order, with the candidates the vote and the prediction can use.
+
+        Raises
+        ------
+        ValueError
+            If the documents are of more than one site.
+        TypeError
+            If ``statistics`` is not a SiteProfile.
+        """
+        check_is_fitted(self)
+        _one_site([document.page.site_id for document in documents], "score_shard's documents")
+        if not isinstance(statistics, SiteProfile):
+            raise TypeError(f"statistics must be the site's SiteProfile; got {type(statistics).__name__}")
+        scored = [ScoredPage(document.page.site_id, document.page.path, document.page.url, error="not rendered")
+                  for document in documents]
+        renderable = [i for i, document in enumerate(documents) if document.rendered is not None]
+        site = [documents[i] for i in renderable]
+        candidates, slots = self._site_candidates(site)
+        scores = self._scores(self._features(site, candidates, slots, statistics)) if site else []
+        for i, *page in zip(renderable, candidates, slots, scores, strict=True):
+            scored[i] = self._scored_page(documents[i].page, *page)
+        return scored
+
+    def _scored_page(self, page: Page, candidates: list[TextBlock], slots: list[str], scores: np.ndarray) -> ScoredPage:
+        """The page's candidates that the vote or its prediction can use (see :class:`ScoredPage`)."""
+        if not candidates:
+            return ScoredPage(page.site_id, page.path, page.url)
+        order = np.argsort(-scores, kind="stable")
+        # the vote moves the answer only to a candidate within vote_margin of the best (see _vote)
+        keep = scores >= scores[order[0]] - self.vote_margin if self.site_vote else np.zeros(len(scores), bool)
+        keep[order[0]] = True
+        listed: set[str] = set()
+        for i in order:  # the n_top distinct texts that _prediction lists
+            if len(listed) >= self.n_top:
+                break
+            keep[i] = True
+            listed.add(candidates[i].text)
+        kept = np.flatnonzero(keep)
+        return ScoredPage(page.site_id, page.path, page.url, tuple(candidates[i] for i in kept),
+                          tuple(slots[i] for i in kept), scores[kept])
+
+    def predict_scored(self, scored: Sequence[ScoredPage]) -> list[Prediction]:
+        """The predictions of one site's scored pages (:meth:`score_shard` of all its shards, in site order).
+
+        Runs the site vote over all of them, then calibrates; the result is :meth:`predict` on the site.
+
+        Parameters
+        ----------
+        scored : sequence of ScoredPage
+
+        Returns
+        -------
+        predictions : list of Prediction
+            One per scored page, in order.
+
+        Raises
+        ------
+        ValueError
+            If the pages are of more than one site.
+        """
+        check_is_fitted(self)
+        _one_site([page.site_id for page in scored], "predict_scored's pages")
+        scores = [page.scores.copy() for page in scored]  # the vote changes scores in place
+        if self.site_vote:
+            self._vote([(page.slots, page_scores) for page, page_scores in zip(scored, scores, strict=True)
+                        if not page.error])
+        return [Prediction(page.site_id, page.path, page.url, error=page.error) if page.error
+                else self._prediction(page, list(page.candidates), page_scores)
+                for page, page_scores in zip(scored, scores, strict=True)]
+
+    def _prediction(self, page: Page | ScoredPage, candidates: list[TextBlock], scores: np.ndarray) -> Prediction:
         if not candidates:
             return Prediction(page.site_id, page.path, page.url, error="no text blocks")
         order = np.argsort(-scores, kind="stable")
