@@ -2,15 +2,49 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
+from collections.abc import Callable
 from functools import lru_cache
+from typing import TypeVar
 
 # Han, Hiragana/Katakana, Hangul syllables, CJK punctuation-free ideograph blocks.
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _TOKEN = re.compile(rf"[{_CJK}]|(?:(?![{_CJK}])[^\W\d_])+|\d+")
 _SPACE = re.compile(r"\s+")
 _CJK_CHAR = re.compile(rf"[{_CJK}]")
+
+#: Longest text, in characters, that :func:`short_text_cache` keeps.
+CACHED_TEXT_CHARS = 512
+
+_Result = TypeVar("_Result")
+
+
+def short_text_cache(function: Callable[..., _Result]) -> Callable[..., _Result]:
+    """Cache ``function(text, *args)`` (least recently used, 65 536 entries) for texts of at most
+    :data:`CACHED_TEXT_CHARS` characters; call it uncached for longer ones.
+
+    A site's template texts (navigation, footers, labels) repeat on every page and are short, so their
+    tokens and statistics are computed once per site. A long paragraph rarely repeats, and its tokens take
+    about ten bytes per character: a crawl's long texts would make a cache of 65 536 entries hold
+    gigabytes. The wrapper has the cache's ``cache_clear`` and ``cache_info``.
+
+    >>> @short_text_cache
+    ... def n_words(text):
+    ...     return len(text.split())
+    >>> n_words("a b"), n_words("a b"), n_words("x " * 400), n_words.cache_info().currsize
+    (2, 2, 400, 1)
+    """
+    cached = lru_cache(maxsize=1 << 16)(function)
+
+    @functools.wraps(function)
+    def short_or_uncached(text: str, *args):
+        return cached(text, *args) if len(text) <= CACHED_TEXT_CHARS else function(text, *args)
+
+    short_or_uncached.cache_clear = cached.cache_clear
+    short_or_uncached.cache_info = cached.cache_info
+    return short_or_uncached
 
 
 def collapse_whitespace(text: str) -> str:
@@ -42,12 +76,12 @@ def is_word_char(char: str) -> bool:
     return char.isalnum() and not _CJK_CHAR.match(char)
 
 
-@lru_cache(maxsize=1 << 16)  # a site's template texts (navigation, footers) repeat on every page
+@short_text_cache  # a site's template texts (navigation, footers) repeat on every page
 def tokenize(text: str) -> tuple[str, ...]:
     """Split text into lower-cased letter runs and digit runs (the letter-digit tokenizer).
 
     Every CJK character is a token of its own, since those scripts do not separate words by spaces.
-    Cached per text, hence a tuple.
+    Cached per short text (:func:`short_text_cache`), hence a tuple.
 
     Parameters
     ----------
@@ -73,9 +107,9 @@ def tokenize(text: str) -> tuple[str, ...]:
     return tuple(_TOKEN.findall(unicodedata.normalize("NFKC", text).lower()))
 
 
-@lru_cache(maxsize=1 << 16)
+@short_text_cache
 def term_set(text: str) -> frozenset[str]:
-    """The distinct terms of a text: the set of its :func:`tokenize` tokens (cached per text).
+    """The distinct terms of a text: the set of its :func:`tokenize` tokens (cached per short text).
 
     >>> sorted(term_set("The fox, the dog"))
     ['dog', 'fox', 'the']

@@ -60,7 +60,6 @@ import math
 import re
 from collections import Counter
 from collections.abc import Sequence
-from functools import lru_cache
 
 import numpy as np
 
@@ -69,7 +68,7 @@ from mainentity.features.candidates import title_strings
 from mainentity.features.site import SITE_FEATURES, SiteProfile
 from mainentity.features.title_segments import split_title, url_parts
 from mainentity.records import Page, RenderedPage, TextBlock
-from mainentity.text import is_word_char, normalize_text, term_set, tokenize
+from mainentity.text import is_word_char, normalize_text, short_text_cache, term_set, tokenize
 
 #: The fold of the 1024x768 viewport, in CSS px (Carullo & Binaghi 2010, section 3.4.1).
 FOLD_PX = 768.0
@@ -137,7 +136,7 @@ def jsonld_titles(html: str, limit: int = 20) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-@lru_cache(maxsize=1 << 16)
+@short_text_cache
 def _text_stats(text: str) -> tuple[frozenset[str], int, float, float, str]:
     """Distinct terms, word count, upper-case share of letters, digit share of letters and digits, and
     the tokens run together, of one text (cached: template texts repeat on every page of a site)."""
@@ -196,7 +195,7 @@ def _site_names(rendered: RenderedPage, domain: str, site_titles: Sequence[str] 
     return tuple(name for name in [*names, domain.replace(".", "")] if len(name) >= 4)
 
 
-@lru_cache(maxsize=1 << 16)  # template texts repeat on every page of a site
+@short_text_cache  # template texts repeat on every page of a site
 def _is_site_name(text: str, site_names: tuple[str, ...]) -> bool:
     """Whether a text names the site: squashed, it holds or is held by one of ``site_names``.
 
@@ -231,7 +230,7 @@ def _holds_words(text: str, part: str) -> bool:
     return False
 
 
-@lru_cache(maxsize=1 << 16)
+@short_text_cache
 def _holds_site_name(text: str, site_names: tuple[str, ...]) -> bool:
     """Whether a text cut at title delimiters has two or more segments, one of which names the site.
 
