@@ -55,9 +55,10 @@ def cumulative_seconds(stats: pstats.Stats, where: tuple[str, str]) -> float:
 
 
 def clear_text_caches() -> None:
-    """Empty every ``functools.lru_cache`` of the package's modules (tokens, normalised texts, site names)."""
+    """Empty the per-text caches (``functools.lru_cache``) of the text and feature modules: tokens,
+    normalised texts, site names (not, say, the browser's version, which a run looks up once)."""
     for name, module in list(sys.modules.items()):
-        if name.split(".")[0] == "mainentity":
+        if name == "mainentity.text" or name.startswith("mainentity.features."):
             for value in vars(module).values():
                 if callable(getattr(value, "cache_clear", None)):
                     value.cache_clear()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import json
 
 import pytest
 
@@ -154,6 +155,11 @@ def test_corrupt_or_foreign_entry_is_a_miss(tmp_path, caplog):
     assert "unreadable render cache entry" in caplog.text
     path.write_bytes(gzip.compress(dump_outcome(outcome).replace(b'"format":%d' % CACHE_FORMAT, b'"format":1')))
     assert cache.get(PAGE, settings) is None
+    entry = json.loads(dump_outcome(outcome))
+    entry["blocks"][0] = entry["blocks"][0][:-1]  # a block row one value short
+    path.write_bytes(gzip.compress(json.dumps(entry).encode()))
+    assert cache.get(PAGE, settings) is None
+    assert "a stored block without exactly 15 fields" in caplog.text
     cache.put(outcome, settings)
     (tmp_path / cache_key(PAGE, settings)[:2] / f"{cache_key(PAGE, settings)}.requests.json").write_text("[")
     assert cache.get(PAGE, settings) is None

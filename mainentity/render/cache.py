@@ -185,10 +185,10 @@ def _outcome_from_json(data: bytes, page: Page) -> RenderOutcome:
     rendered = RenderedPage(
         title=obj["title"],
         meta=tuple((key, content) for key, content in obj["meta"]),
-        blocks=tuple(map(_stored_block, obj["blocks"])),
+        blocks=_stored_blocks(obj["blocks"]),
         width=obj["width"],
         height=obj["height"],
-        segments=tuple(map(_stored_block, obj["segments"])),
+        segments=_stored_blocks(obj["segments"]),
     )
     return RenderOutcome(
         page,
@@ -199,17 +199,30 @@ def _outcome_from_json(data: bytes, page: Page) -> RenderOutcome:
     )
 
 
-def _stored_block(row: list) -> TextBlock:
-    """The :class:`TextBlock` of a stored row, its fields set at once.
+def _stored_blocks(rows: list[list]) -> tuple[TextBlock, ...]:
+    """The :class:`TextBlock` of each stored row, each block's fields set at once.
 
     A frozen dataclass's ``__init__`` sets each of its 15 fields through ``object.__setattr__``; an entry
     holds hundreds of blocks, and setting the instance dictionary in one step builds an equal block in
-    about 40% less time (``benchmarks/results/warm_cache_speed.md``). The row was written from a
-    TextBlock by :func:`dump_outcome` and its field names checked by :func:`load_outcome`.
+    about 40% less time (``benchmarks/results/warm_cache_speed.md``). The rows were written from
+    TextBlocks by :func:`dump_outcome` and the field names checked by :func:`load_outcome`; their lengths
+    are checked here, all at once.
+
+    Raises
+    ------
+    ValueError
+        If a row does not hold one value per field.
     """
-    block = object.__new__(TextBlock)
-    object.__setattr__(block, "__dict__", dict(zip(_BLOCK_FIELDS, row, strict=True)))
-    return block
+    n_fields = len(_BLOCK_FIELDS)
+    if any(len(row) != n_fields for row in rows):
+        raise ValueError(f"a stored block without exactly {n_fields} fields")
+    new, set_attribute, fields = object.__new__, object.__setattr__, _BLOCK_FIELDS
+    blocks = []
+    for row in rows:
+        block = new(TextBlock)
+        set_attribute(block, "__dict__", dict(zip(fields, row, strict=False)))  # lengths checked above
+        blocks.append(block)
+    return tuple(blocks)
 
 
 def current_subresources(page: Page, urls: Iterable[str]) -> tuple[tuple[str, str], ...]:
