@@ -196,8 +196,16 @@ class CandidateRanker(BaseEstimator):
         # one thread: a site's candidates are too few for OpenMP's start-up to pay off, and on a busy
         # machine its threads spin against the other processes (16x the CPU time measured on 2 cores)
         with _thread_pools().limit(limits=1, user_api="openmp"):
-            return np.sum([np.asarray(estimator.decision_function(X), dtype=float)
-                           for estimator in self.estimators_], axis=0)
+            return np.concatenate([
+                np.sum([np.asarray(estimator.decision_function(X[start:start + SCORED_ROWS]), dtype=float)
+                        for estimator in self.estimators_], axis=0)
+                for start in range(0, len(X), SCORED_ROWS)])
+
+
+#: Candidates scored per call of the estimators: the boosted trees walk all the rows once per tree, and
+#: the rows of a large site (200 christianbook pages: 109 000 candidates, 35 MB) fall out of the
+#: processor's cache between trees; in blocks of this many rows the trees take about 40% less time.
+SCORED_ROWS = 16384
 
 
 @cache
