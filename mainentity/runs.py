@@ -53,6 +53,7 @@ from mainentity.pipeline import (
 from mainentity.prediction_writer import PredictionWriter
 from mainentity.recognizers.base import Recognizer, make_recognizer
 from mainentity.records import Document, Page, Prediction
+from mainentity.render.cache import RenderCache
 from mainentity.sitedump import page_digest, register_dump, register_subresources, registered_dump
 from mainentity.warc import WarcSubresources, registered_warc_subresources
 
@@ -551,8 +552,10 @@ def site_tasks(model: TrainedModel, pages: Sequence[Page], cluster) -> list[tupl
 
     A site of more than :data:`SHARD_PAGES` pages is split after its site-level statistics are computed
     once on the whole site by a task of ``cluster`` (:func:`fit_site_statistics`): its cleaner when the
-    model has none for it, and a site-level recogniser's site statistics. A site whose statistics fail
-    is one task, predicted whole as in process.
+    model has none for it, and a site-level recogniser's site statistics. That task reads every page of
+    the site, so when the render cache (as this process sees it) lacks some, the site's shards are first
+    rendered by parallel tasks (:func:`render_shard`). A site whose statistics fail is one task,
+    predicted whole as in process.
 
     Returns
     -------
@@ -570,6 +573,16 @@ def site_tasks(model: TrainedModel, pages: Sequence[Page], cluster) -> list[tupl
     needs_cleaner = model.config.cleaning.method != "none"
     unprepared = [task for task in large
                   if site_level or (needs_cleaner and task.pages[0].site_id not in model.cleaners)]
+    # the statistics task reads its whole site: render what the cache lacks first, shard by shard in parallel
+    uncached = [SiteTask(task.directory, task.pages[start:start + SHARD_PAGES],
+                         warc_subresources=task.warc_subresources)
+                for task in unprepared
+                if model.recognizer.needs_render and not _all_cached(task.pages, model.config.render)
+                for start in range(0, len(task.pages), SHARD_PAGES)]
+    if uncached:
+        for _ in cluster.map_tasks(render_shard, model, uncached, sizes=[len(t.pages) for t in uncached],
+                                   desc="render"):
+            pass
     prepared = {statistics.site_id: statistics for statistics in cluster.map_tasks(
         fit_site_statistics, model, unprepared, sizes=[len(t.pages) for t in unprepared], desc="site statistics")
         } if unprepared else {}
@@ -595,6 +608,25 @@ def _with_task_dump(task: SiteTask) -> None:
         register_dump(task.pages[0].site_id, task.directory)
     if task.warc_subresources is not None and task.pages:
         register_subresources(task.pages[0].site_id, task.warc_subresources)
+
+
+def _all_cached(pages: Sequence[Page], render: RenderConfig) -> bool:
+    """Whether the render cache (as this process sees it) holds every page's rendering."""
+    cache, settings = RenderCache(render.cache_path()), render_settings(render)
+    return all((path := cache.path(page, settings)) is not None and path.exists() for page in pages)
+
+
+def render_shard(model: TrainedModel, task: SiteTask) -> int:
+    """Render the task's pages into the render cache (those it lacks): a task of a cluster run, so that a
+    large site's statistics task reads its pages instead of rendering the whole site alone.
+
+    Returns
+    -------
+    n_failed : int
+        Pages that could not be rendered (their error rows come with the site's predictions).
+    """
+    _with_task_dump(task)
+    return len(render_all(task.pages, model.config, True, desc="render")[1])
 
 
 def fit_site_statistics(model: TrainedModel, task: SiteTask) -> SiteStatistics:

@@ -21,6 +21,8 @@ from mainentity.cli import main
 from mainentity.config import config_to_dict, load_config
 from mainentity.distributed import DaskSites
 from mainentity.recognizers.general import GeneralRecognizer
+from mainentity.records import RenderedPage
+from mainentity.render import RenderCache, RenderOutcome
 from mainentity.runs import predict
 
 pytestmark = pytest.mark.browser
@@ -181,3 +183,36 @@ def test_a_site_whose_shards_fail_is_predicted_whole_as_in_process(tmp_path, inp
     rows = list(runs.predict_on_cluster(model, pages, InProcessCluster()))
     assert counted == {"sample-shop": 1, "shop.example": 1}
     assert len(rows) == len(reference) and {(p.site_id, p.path): p for p in rows} == reference
+
+
+class PlanningCluster:
+    """Records the tasks :func:`runs.site_tasks` submits, answering them without running them."""
+
+    def __init__(self):
+        self.submitted = []
+
+    def map_tasks(self, function, shared, tasks, *, sizes, desc="predict", site_data=None):
+        self.submitted.extend((function.__name__, task.pages[0].site_id, len(task.pages)) for task in tasks)
+        for task in tasks:
+            yield 0 if function is runs.render_shard else runs.SiteStatistics(task.pages[0].site_id)
+
+
+def test_a_large_site_missing_from_the_render_cache_is_rendered_in_shards_before_its_statistics(
+        tmp_path, inputs, monkeypatch):
+    """Cold cache: the shards of each large site render in parallel tasks first, so the statistics task,
+    which reads the whole site, does not render it alone; warm cache: no render task."""
+    model = runs.load_model(model_with_cache(tmp_path, tmp_path / "empty-cache"))
+    pages = runs.load_pages(inputs).pages
+    monkeypatch.setattr(runs, "SHARD_PAGES", 20)
+    cold = PlanningCluster()
+    runs.site_tasks(model, pages, cold)
+    assert cold.submitted == [("render_shard", "sample-shop", 20), ("render_shard", "sample-shop", 20),
+                              ("render_shard", "sample-shop", 2), ("render_shard", "shop.example", 20),
+                              ("render_shard", "shop.example", 20), ("render_shard", "shop.example", 2),
+                              ("fit_site_statistics", "sample-shop", 42), ("fit_site_statistics", "shop.example", 42)]
+    settings, cache = runs.render_settings(model.config.render), RenderCache(model.config.render.cache_path())
+    for page in pages:
+        cache.put(RenderOutcome(page, RenderedPage("T", (), ())), settings)
+    warm = PlanningCluster()
+    runs.site_tasks(model, pages, warm)
+    assert [name for name, _, _ in warm.submitted] == ["fit_site_statistics", "fit_site_statistics"]
