@@ -24,7 +24,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 
-def _load_maker():
+def load_sample_warc_maker():
+    """The module ``datasets/make_sample_warc.py`` (a script, not a package), loaded from its file."""
     spec = importlib.util.spec_from_file_location("make_sample_warc", REPO / "datasets" / "make_sample_warc.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -71,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--out", help="also write the table as Markdown to this file")
     args = parser.parse_args(argv)
-    maker = _load_maker()
+    maker = load_sample_warc_maker()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for name in ("sample.warc.gz", "sample.warc"):

@@ -16,7 +16,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import pickle
 import platform
@@ -26,20 +25,15 @@ import time
 import tracemalloc
 from pathlib import Path
 
+from warc_readers import load_sample_warc_maker  # this script's folder is first on the path
+
 REPO = Path(__file__).resolve().parents[1]
-
-
-def _load_maker():
-    spec = importlib.util.spec_from_file_location("make_sample_warc", REPO / "datasets" / "make_sample_warc.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def write_crawl(path: Path, n_pages: int, n_images: int, image_kb: int) -> None:
     from warcio.warcwriter import WARCWriter
 
-    maker = _load_maker()
+    maker = load_sample_warc_maker()
     with path.open("wb") as stream:
         writer = WARCWriter(stream, gzip=True)
         number = 1
