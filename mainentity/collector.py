@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import threading
 from collections.abc import Iterator
 
 #: New objects between two first-generation collections inside :func:`fewer_cycle_collections`
@@ -19,12 +20,18 @@ from collections.abc import Iterator
 COLLECTION_THRESHOLD = 10_000
 
 
+_lock = threading.Lock()
+_depth = 0  # blocks open, in any thread
+_saved: tuple[int, ...] = ()  # the thresholds before the first of them
+
+
 @contextlib.contextmanager
 def fewer_cycle_collections(threshold: int = COLLECTION_THRESHOLD) -> Iterator[None]:
     """Within the block, collect cycles every ``threshold`` new objects at most; restore the thresholds after.
 
     Collections still happen (memory held by cyclic garbage stays bounded), only less often. The
-    thresholds are the process's: a block run in one thread changes them for the others until it ends.
+    thresholds are the process's: blocks may nest and run in several threads at once (two models used
+    from two threads); the first to open raises the threshold and the last to close restores it.
 
     Parameters
     ----------
@@ -35,14 +42,24 @@ def fewer_cycle_collections(threshold: int = COLLECTION_THRESHOLD) -> Iterator[N
     --------
     >>> before = gc.get_threshold()
     >>> with fewer_cycle_collections(50_000):
+    ...     with fewer_cycle_collections():
+    ...         pass
     ...     gc.get_threshold()[0] >= 50_000
     True
     >>> gc.get_threshold() == before
     True
     """
-    thresholds = gc.get_threshold()
-    gc.set_threshold(max(threshold, thresholds[0]), *thresholds[1:])
+    global _depth, _saved
+    with _lock:
+        if _depth == 0:
+            _saved = gc.get_threshold()
+        _depth += 1
+        current = gc.get_threshold()
+        gc.set_threshold(max(threshold, current[0]), *current[1:])
     try:
         yield
     finally:
-        gc.set_threshold(*thresholds)
+        with _lock:
+            _depth -= 1
+            if _depth == 0:
+                gc.set_threshold(*_saved)

@@ -148,7 +148,7 @@ class DaskSites:
         RuntimeError
             If the cluster is not started (use it as a context manager).
         Exception
-            A task's own error, after Dask's retries on other workers.
+            A task's own error (not retried; a task whose worker died is run again on another worker).
         """
         client = self._client()
         if not tasks:

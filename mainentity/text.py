@@ -56,7 +56,7 @@ def collapse_whitespace(text: str) -> str:
     return _SPACE.sub(" ", text).strip()
 
 
-@lru_cache(maxsize=1 << 16)
+@short_text_cache
 def normalize_text(text: str) -> str:
     """NFKC-normalise, lower-case and collapse white space: the form labels are compared in.
 

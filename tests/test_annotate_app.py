@@ -168,8 +168,10 @@ def test_a_dataset_of_one_site_is_that_site(tmp_path, dump):
 
 def test_the_command_serves_until_ctrl_c_and_keeps_every_label(dump):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    # a run in the background (nohup, some CI shells) ignores Ctrl-C, and children inherit that: restore it
     server = subprocess.Popen([sys.executable, "-m", "mainentity.cli", "annotate", str(dump), "--port", "0"],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         line = server.stdout.readline()
         assert "annotating 6 pages" in line and str(dump / "manifest.jsonl") in line, line
