@@ -187,7 +187,8 @@ class Model:
         Raises
         ------
         TypeError
-            If an item of ``pages`` is not a :class:`~mainentity.records.Page` (the message names it).
+            If an item of ``pages`` is not a :class:`~mainentity.records.Page` (the message names it), or
+            ``top_k`` is not an integer (``True``, ``2.0``).
         ValueError
             If two pages share ``(site_id, path)``, or ``top_k < 0``.
         FileNotFoundError
@@ -204,7 +205,9 @@ class Model:
             if first != index:
                 raise ValueError(f"pages[{first}] and pages[{index}] are the same page: site {page.site_id!r}, "
                                  f"path {page.path!r}")
-        if top_k is not None and (not isinstance(top_k, int) or top_k < 0):
+        if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int)):
+            raise TypeError(f"top_k must be an integer >= 0 or None; got {top_k!r}")
+        if top_k is not None and top_k < 0:
             raise ValueError(f"top_k must be an integer >= 0 or None; got {top_k!r}")
         if not pages:
             return []

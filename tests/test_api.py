@@ -101,6 +101,9 @@ def test_predict_refuses_what_is_not_a_batch_of_distinct_pages(general):
         general.predict([page, page_from_html("<h1>B</h1>"), page])
     with pytest.raises(ValueError, match="top_k must be an integer >= 0"):
         general.predict([page], top_k=-1)
+    for not_an_integer in (True, 2.0):
+        with pytest.raises(TypeError, match="top_k must be an integer >= 0"):
+            general.predict([page], top_k=not_an_integer)
     with pytest.raises(TypeError, match="model must be a Model"):
         mainentity.extract("<h1>A</h1>", model="general")
     assert general.predict([]) == []
