@@ -922,7 +922,7 @@ async def _stop_quietly(browser, playwright) -> None:
 def _first_line(exc: BaseException) -> str:
     """The first line of an exception's message, or its type's name when it has none.
 
-    >>> _first_line(ValueError("bad\nmore")), _first_line(TimeoutError())
+    >>> _first_line(ValueError("bad\\nmore")), _first_line(TimeoutError())
     ('bad', 'TimeoutError')
     """
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
