@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import http.server
+import os
+import signal
 import threading
 import urllib.request
 
+import psutil
 import pytest
 
 from mainentity.records import Page
 from mainentity.render import Renderer, RenderSettings, render_pages
 from mainentity.render.browser import load_url
+from mainentity.render.cache import _HELD, hold_renderer, release_renderers
 
 pytestmark = pytest.mark.browser
 
@@ -381,6 +385,82 @@ def test_crashed_tab_is_replaced_and_batch_goes_on(always):
         assert crash.rendered is None and "crash.htm" in crash.error and "crashed" in crash.error
     else:
         assert crash.error == "" and [b.text for b in crash.rendered.blocks] == ["page 1"]
+
+
+def _started_processes(start) -> tuple[psutil.Process, psutil.Process]:
+    """Call ``start`` and return the (Playwright driver, Chromium browser) processes it started."""
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
+    start()
+    new = [p for p in psutil.Process().children(recursive=True) if p.pid not in before]
+    (chromium,) = [p for p in new if p.name().startswith("chrom") and not p.parent().name().startswith("chrom")]
+    return chromium.parent(), chromium
+
+
+@pytest.mark.parametrize("victim", ["chromium", "driver"])
+def test_killed_browser_is_relaunched_and_batch_goes_on(victim, caplog):
+    pages = [make_page(f"<h1>Item {i}</h1>", path=f"{i}.htm") for i in range(12)]
+    renderer = Renderer(RenderSettings(concurrency=2, timeout_s=15, retries=1))
+    driver, chromium = _started_processes(renderer.start)
+    try:
+        outcomes = []
+        for outcome in renderer.render(pages):
+            outcomes.append(outcome)
+            if len(outcomes) == 3:  # pages are in flight and waiting: kill as an OOM killer would
+                os.kill((chromium if victim == "chromium" else driver).pid, signal.SIGKILL)
+        assert [o.error for o in outcomes] == [""] * len(pages)
+        assert renderer.n_browser_restarts == 1
+        assert not chromium.is_running() or chromium.status() == psutil.STATUS_ZOMBIE
+        by_path = {o.page.path: o for o in outcomes}
+        for i in range(12):
+            assert [b.text for b in by_path[f"{i}.htm"].rendered.blocks] == [f"Item {i}"]
+        relaunches = [r for r in caplog.records if "relaunching it" in r.getMessage()]
+        assert len(relaunches) == 1 and relaunches[0].levelname == "WARNING"
+        assert "Chromium" in relaunches[0].getMessage()
+    finally:
+        renderer.close()
+
+
+def test_chromium_that_cannot_be_relaunched_is_given_up_on():
+    pages = [make_page(f"<p>page {i}</p>", path=f"{i}.htm") for i in range(6)]
+    renderer = Renderer(RenderSettings(concurrency=2, timeout_s=15, retries=1))
+    _, chromium = _started_processes(renderer.start)
+    try:
+        renderer._executable = "/bin/false"  # as if the install broke after the start (white-box)
+        chromium.kill()
+        chromium.wait(10)
+        outcomes = list(renderer.render(pages))
+        assert renderer.n_browser_restarts == 0
+        assert len(outcomes) == len(pages)
+        for outcome in outcomes:
+            assert outcome.rendered is None
+            assert outcome.error.startswith(f"shop/{outcome.page.path}: render failed")
+            assert "not relaunched again in this batch" in outcome.error
+            assert "relaunching Chromium at '/bin/false' failed" in outcome.error
+        # the next batch tries again, and works once the install is fixed
+        renderer._executable = renderer.settings.executable_path
+        (outcome,) = renderer.render(pages[:1])
+        assert outcome.error == "" and renderer.n_browser_restarts == 1
+    finally:
+        renderer.close()
+
+
+def test_held_renderer_recovers_between_sites(tmp_path):
+    # A Dask worker holds one renderer for its lifetime (distributed.BrowserPerWorker): Chromium
+    # killed between two sites must not fail the second site.
+    settings = RenderSettings(concurrency=2, timeout_s=15)
+    first = [make_page(f"<p>first {i}</p>", path=f"a{i}.htm") for i in range(3)]
+    second = [make_page(f"<p>second {i}</p>", path=f"b{i}.htm") for i in range(3)]
+    hold_renderer(settings)
+    try:
+        held = _HELD[settings]
+        _, chromium = _started_processes(lambda: list(render_pages(first, settings, tmp_path)))
+        chromium.kill()
+        chromium.wait(10)
+        outcomes = list(render_pages(second, settings, tmp_path))
+        assert [o.error for o in outcomes] == [""] * 3
+        assert held.running and held.n_browser_restarts == 1
+    finally:
+        release_renderers()
 
 
 def test_concurrent_batch_returns_every_page(renderer):

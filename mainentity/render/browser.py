@@ -18,7 +18,9 @@ subresources off, but ``data:`` images are shown): such requests could only be b
 costs about 2 ms of CPU. A page counts as loaded when its document is complete and no web font is
 still loading.
 A crashed or hung tab is closed and replaced, and a failed page is retried in a fresh tab before it is
-reported.
+reported. A Chromium (or Playwright driver) that is gone, killed or out of memory, is relaunched with the
+same executable and switches, and the page retried in a tab of the new browser; a Chromium that cannot
+be kept up is given up on for the rest of the batch (:data:`MAX_LAUNCHES_WITHOUT_RENDER`).
 
 Text blocks follow section 3.4.2 of the paper; the in-page extraction script is ``blocks.js`` next to
 this module. Its rules:
@@ -135,6 +137,17 @@ _EXTRACT_WHEN_READY_JS = f"(metaKeys) => ({_READY_JS}) ? ({BLOCKS_JS.strip().rst
 
 #: Seconds between checks of ``document.readyState`` while a page loads.
 _POLL_S = 0.01
+
+#: Launches of Chromium in a row, after it was lost, with no page rendered in between, after which a
+#: batch gives up on it: a broken install or a browser that dies on every page cannot loop forever.
+MAX_LAUNCHES_WITHOUT_RENDER = 3
+
+#: Seconds a check that Chromium still answers (after a failed attempt) may take before it counts as
+#: answering: a busy browser is not relaunched.
+_PROBE_TIMEOUT_S = 5.0
+
+#: Seconds closing a lost Chromium and its Playwright driver may take before a relaunch goes ahead.
+_STOP_TIMEOUT_S = 10.0
 
 #: URL a page is loaded under when its own URL is not http(s) (e.g. ``file://``).
 PLACEHOLDER_ORIGIN = "http://mainentity.invalid/"
@@ -367,9 +380,11 @@ def check_executable(path: str) -> str:
 
 
 class _Tab:
-    """One browser context with one tab, the page its router serves and that page's requests."""
+    """One browser context with one tab (of ``browser``), the page its router serves and that page's
+    requests."""
 
-    def __init__(self, context, page) -> None:
+    def __init__(self, browser, context, page) -> None:
+        self.browser = browser
         self.context = context
         self.page = page
         self.document: bytes | None = None
@@ -419,7 +434,12 @@ class Renderer:
         Requests aborted by the router since the browser started (scripts, navigations, and images, CSS
         and fonts that are not in the dump or when subresources are off).
     n_tabs_replaced : int
-        Tabs closed after a crash, a timeout or another failure and replaced by fresh ones.
+        Tabs closed after a crash, a timeout or another failure and replaced by fresh ones (the tabs of
+        a lost Chromium included).
+    n_browser_restarts : int
+        Times Chromium was relaunched after it (or its Playwright driver) was found gone: disconnected
+        (:meth:`playwright.async_api.Browser.is_connected`), or no longer answering after a failed
+        attempt. Each relaunch logs a warning naming the reason.
 
     Raises
     ------
@@ -441,17 +461,23 @@ class Renderer:
         self.settings = settings
         self.n_requests_blocked = 0
         self.n_tabs_replaced = 0
+        self.n_browser_restarts = 0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
+        self._executable = ""
         self._playwright = None
         self._browser = None
         self._pool: asyncio.Queue | None = None
         self._closing: set[asyncio.Future] = set()
+        self._relaunching: asyncio.Lock | None = None
+        self._n_launches_without_render = 0
+        self._given_up = ""  # why Chromium is not relaunched again in this batch; "" while it may be
 
     # -- lifecycle -------------------------------------------------------------------------------
     @property
     def running(self) -> bool:
-        """Whether the browser has been started and not closed since."""
+        """Whether the renderer has been started and not closed since (a lost Chromium is relaunched
+        on its next use, so it need not be alive at this moment)."""
         return self._loop is not None
 
     def __enter__(self) -> Renderer:
@@ -474,11 +500,12 @@ class Renderer:
         if self._loop is not None:
             return
         executable = check_executable(self.settings.executable_path)
+        self._executable = executable
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="mainentity-render", daemon=True)
         self._thread.start()
         try:
-            self._call(self._launch(executable))
+            self._call(self._start_pool())
         except Exception as exc:
             self.close()
             raise RuntimeError(f"Chromium at {executable!r} failed to start: {exc}; {_INSTALL_HINT}") from exc
@@ -499,21 +526,26 @@ class Renderer:
     def _call(self, coro, timeout: float | None = None):
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result(timeout)
 
-    async def _launch(self, executable: str) -> None:
-        from playwright.async_api import async_playwright
-
-        self._playwright = await async_playwright().start()
-        try:
-            self._browser = await self._playwright.chromium.launch(
-                executable_path=executable, headless=True, args=chromium_args(self.settings)
-            )
-        except Exception:
-            await self._playwright.stop()
-            self._playwright = None
-            raise
+    async def _start_pool(self) -> None:
+        await self._launch()
+        self._relaunching = asyncio.Lock()
         self._pool = asyncio.Queue()
         for _ in range(self.settings.concurrency):
             self._pool.put_nowait(None)  # tabs are opened on first use
+
+    async def _launch(self) -> None:
+        """Start a Playwright driver and a Chromium in it (``self._executable``, :func:`chromium_args`)."""
+        from playwright.async_api import async_playwright
+
+        playwright = await async_playwright().start()
+        try:
+            browser = await playwright.chromium.launch(
+                executable_path=self._executable, headless=True, args=chromium_args(self.settings)
+            )
+        except Exception:
+            await playwright.stop()
+            raise
+        self._playwright, self._browser = playwright, browser
 
     async def _shutdown(self) -> None:
         if self._browser is not None:
@@ -522,6 +554,57 @@ class Renderer:
         if self._playwright is not None:
             await self._playwright.stop()
             self._playwright = None
+
+    # -- a lost browser ----------------------------------------------------------------------------
+    async def _ensure_browser(self) -> None:
+        """Before a tab is opened: wait for a relaunch under way, and relaunch a disconnected Chromium.
+
+        Raises
+        ------
+        _TabFailure
+            If Chromium was given up on in this batch, or cannot be relaunched now.
+        """
+        async with self._relaunching:
+            if not self._given_up and (self._browser is None or not self._browser.is_connected()):
+                await self._relaunch("Chromium disconnected" if self._browser else "Chromium is not running")
+            if self._given_up:
+                raise _TabFailure(self._given_up)
+
+    async def _recover(self, browser, failure: str) -> None:
+        """After an attempt failed in ``browser``: relaunch Chromium if that browser is the current one
+        and really gone (disconnected, or its driver or Chromium no longer answers)."""
+        async with self._relaunching:
+            if browser is not self._browser or self._given_up:
+                return  # another page's attempt relaunched it (or gave up) meanwhile
+            reason = await _lost_reason(browser)
+            if reason:
+                await self._relaunch(f"{reason}; a page failed with: {failure}")
+
+    async def _relaunch(self, reason: str) -> None:
+        """Replace the lost Chromium and driver by new ones (call with ``_relaunching`` held).
+
+        The tabs of the lost browser are discarded by :meth:`_acquire` as they come back to the pool.
+        After :data:`MAX_LAUNCHES_WITHOUT_RENDER` launches with no page rendered since the first,
+        ``_given_up`` says why, and no tab is opened again in this batch.
+        """
+        logger.warning("Chromium is gone (%s); relaunching it", reason)
+        await _stop_quietly(self._browser, self._playwright)  # frees its memory first (an OOM kill)
+        self._browser = self._playwright = None
+        while self._n_launches_without_render < MAX_LAUNCHES_WITHOUT_RENDER:
+            self._n_launches_without_render += 1
+            try:
+                await self._launch()
+            except Exception as exc:
+                reason = f"relaunching Chromium at {self._executable!r} failed: {_first_line(exc)}"
+                logger.warning("%s", reason)
+                continue
+            self.n_browser_restarts += 1
+            return
+        self._given_up = (
+            f"Chromium was lost and launched {MAX_LAUNCHES_WITHOUT_RENDER} times in a row with no page "
+            f"rendered in between (last: {reason}); not relaunched again in this batch"
+        )
+        logger.error("%s", self._given_up)
 
     # -- tabs --------------------------------------------------------------------------------------
     async def _new_tab(self) -> _Tab:
@@ -537,7 +620,7 @@ class Renderer:
         except BaseException:
             await context.close()
             raise
-        tab = _Tab(context, page)
+        tab = _Tab(self._browser, context, page)
 
         async def route(route) -> None:
             request = route.request
@@ -584,9 +667,10 @@ class Renderer:
         return tab
 
     async def _acquire(self) -> _Tab:
+        await self._ensure_browser()
         tab = await self._pool.get()
-        if tab is not None and (tab.crashed or tab.page.is_closed()):  # crashed while idle
-            self._discard(tab)
+        if tab is not None and (tab.crashed or tab.page.is_closed() or tab.browser is not self._browser):
+            self._discard(tab)  # crashed while idle, or a tab of a lost browser
             tab = None
         if tab is None:
             try:
@@ -647,10 +731,22 @@ class Renderer:
         return RenderOutcome(page, parse_blocks_payload(payload), "", subresources, n_served, tab.n_blocked)
 
     async def _attempt(self, page: Page) -> RenderOutcome:
+        browser = self._browser
+        try:
+            outcome = await self._attempt_in_tab(page)
+        except _TabFailure as exc:
+            await self._recover(browser, str(exc))
+            raise
+        self._n_launches_without_render = 0
+        return outcome
+
+    async def _attempt_in_tab(self, page: Page) -> RenderOutcome:
         try:
             tab = await self._acquire()
+        except _TabFailure:
+            raise
         except Exception as exc:
-            raise _TabFailure(f"could not open a tab: {exc}") from exc
+            raise _TabFailure(f"could not open a tab: {_first_line(exc)}") from exc
         healthy = False
         try:
             outcome = await asyncio.wait_for(self._extract(tab, page), self.settings.timeout_s)
@@ -666,7 +762,7 @@ class Renderer:
             if "crash" in str(exc).lower():
                 tab.crashed = True
                 raise _TabFailure("the renderer tab crashed") from exc
-            raise _TabFailure(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from exc
+            raise _TabFailure(_first_line(exc)) from exc
         finally:
             self._release(tab, healthy)
 
@@ -709,6 +805,7 @@ class Renderer:
         """
         if self._loop is None:
             raise RuntimeError("Renderer is not started; use `with Renderer(settings) as renderer:`")
+        self._call(self._new_batch())
         window = 2 * self.settings.concurrency
         source = iter(pages)
         pending: set[concurrent.futures.Future] = set()
@@ -733,6 +830,12 @@ class Renderer:
         finally:
             for future in pending:
                 future.cancel()
+
+    async def _new_batch(self) -> None:
+        """Let a batch relaunch a Chromium that an earlier batch gave up on (the cause may be gone)."""
+        async with self._relaunching:
+            self._given_up = ""
+            self._n_launches_without_render = 0
 
     def screenshot(
         self,
@@ -779,6 +882,50 @@ class Renderer:
         finally:
             # The overlay changed the DOM; a fresh tab keeps later renders clean.
             self._release(tab, healthy=False)
+
+
+async def _lost_reason(browser) -> str:
+    """Why ``browser`` (a Playwright ``Browser``) is gone, or ``""`` when it still answers.
+
+    A killed Chromium disconnects its ``Browser`` (:meth:`~playwright.async_api.Browser.is_connected`);
+    a killed Playwright driver leaves it connected but fails every call, so one browser-level call
+    (opening and detaching a CDP session, no page involved) tells. A call that is merely slow is not
+    taken for a lost browser.
+    """
+    if browser is None:
+        return "Chromium is not running"
+    if not browser.is_connected():
+        return "Chromium disconnected"
+    try:
+        session = await asyncio.wait_for(browser.new_browser_cdp_session(), _PROBE_TIMEOUT_S)
+        await asyncio.wait_for(session.detach(), _PROBE_TIMEOUT_S)
+    except asyncio.TimeoutError:
+        return ""
+    except Exception as exc:
+        return f"Chromium or its Playwright driver stopped answering: {_first_line(exc)}"
+    return ""
+
+
+async def _stop_quietly(browser, playwright) -> None:
+    """Close a (lost) Chromium and stop its Playwright driver, each step bounded by
+    :data:`_STOP_TIMEOUT_S`; failures are logged, not raised (the browser is being replaced)."""
+    steps = [("closing Chromium", browser.close)] if browser is not None else []
+    if playwright is not None:
+        steps.append(("stopping Playwright", playwright.stop))
+    for step, stop in steps:
+        try:
+            await asyncio.wait_for(stop(), _STOP_TIMEOUT_S)
+        except Exception as exc:
+            logger.debug("%s after it was lost failed: %s", step, _first_line(exc))
+
+
+def _first_line(exc: BaseException) -> str:
+    """The first line of an exception's message, or its type's name when it has none.
+
+    >>> _first_line(ValueError("bad\\nmore")), _first_line(TimeoutError())
+    ('bad', 'TimeoutError')
+    """
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
 def _content_type(resource_type: str, path: str) -> str:
