@@ -39,6 +39,7 @@ file (``benchmarks/results/warc_readers.md``).
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import logging
 import mimetypes
@@ -304,9 +305,7 @@ _READ_RECORDS = FileMemo()
 def read_subresource(record: SubresourceRecord) -> DumpFile | None:
     """Read a stylesheet, font or image record's HTTP payload for serving, or ``None`` if it cannot be.
 
-    The payload is decoded as a browser receives it: chunked transfer coding and a ``gzip``,
-    ``deflate`` or ``br`` content coding (``br`` needs the ``brotli`` module) removed, by warcio
-    (FastWARC leaves both as recorded). Payloads are kept in memory up to
+    The payload is decoded as a browser receives it (:func:`decode_http_payload`). Payloads are kept in memory up to
     :data:`mainentity.sitedump.MAX_CACHED_BYTES` for the whole process, and read again when the file's
     size or modification time changes. A record that is missing, truncated, not the response of its
     URL, or in a content coding that cannot be decoded is logged (WARNING) and not served.
@@ -346,7 +345,7 @@ def read_subresource(record: SubresourceRecord) -> DumpFile | None:
 
 
 def _payload(record: SubresourceRecord) -> bytes:
-    """The decoded HTTP payload of the response record at ``record.offset``.
+    """The decoded HTTP payload of the response record at ``record.offset`` (:func:`decode_http_payload`).
 
     Raises
     ------
@@ -356,7 +355,6 @@ def _payload(record: SubresourceRecord) -> bytes:
     """
     try:
         from warcio.archiveiterator import ArchiveIterator
-        from warcio.bufferedreaders import BufferedReader
     except ImportError as error:
         raise ImportError("serving stylesheets from WARC files needs warcio: pip install -e '.[crawl]'") from error
     with open(record.file, "rb") as stream:
@@ -365,13 +363,67 @@ def _payload(record: SubresourceRecord) -> bytes:
         uri = found.rec_headers.get_header("WARC-Target-URI", "") if found is not None else ""
         if found is None or found.rec_type != "response" or found.http_headers is None or uri != record.url:
             raise ValueError(f"no response record of {record.url} at byte {record.offset}")
-        coding = (found.http_headers.get_header("Content-Encoding") or "identity").strip().lower()
-        if coding not in ("identity", *BufferedReader.get_supported_decompressors()):
-            raise ValueError(f"content coding {coding!r} cannot be decoded")
-        data = found.content_stream().read()
+        raw = found.raw_stream.read()
         if getattr(found.raw_stream, "limit", 0):
             raise ValueError(f"record truncated ({found.raw_stream.limit} bytes missing)")
-    return data
+        headers = found.http_headers
+        return decode_http_payload(raw, headers.get_header("Content-Encoding") or "",
+                                   headers.get_header("Transfer-Encoding") or "")
+
+
+def decode_http_payload(raw: bytes, content_encoding: str = "", transfer_encoding: str = "") -> bytes:
+    """An HTTP payload as a browser receives it: the chunked transfer coding and a ``gzip``, ``deflate``
+    or ``br`` content coding removed.
+
+    WARC writers such as ``wget`` and browsertrix record the payload as sent, and FastWARC leaves it so.
+    warcio's readers remove the chunking and ``gzip``/``deflate``; Brotli's own ``decompress`` removes
+    ``br`` (warcio's ``br`` reader does not work with brotli >= 1.2). As warcio does, a payload that its
+    ``Transfer-Encoding`` calls chunked but that is not, or whose first bytes are not ``gzip``/``deflate``
+    data, is taken as it is (servers mislabel payloads).
+
+    Parameters
+    ----------
+    raw : bytes
+        The HTTP payload as recorded (after the HTTP headers).
+    content_encoding, transfer_encoding : str
+        The response's ``Content-Encoding`` and ``Transfer-Encoding`` headers (empty when absent).
+
+    Returns
+    -------
+    payload : bytes
+
+    Raises
+    ------
+    ValueError
+        If the content coding is none of these, or the payload is not valid in it.
+    ImportError
+        If warcio is not installed (``pip install -e '.[crawl]'``).
+
+    Examples
+    --------
+    >>> import gzip
+    >>> body = gzip.compress(b"<h1>Hi</h1>")
+    >>> decode_http_payload(b"%x\\r\\n%s\\r\\n0\\r\\n\\r\\n" % (len(body), body), "gzip", "chunked")
+    b'<h1>Hi</h1>'
+    """
+    try:
+        from warcio.bufferedreaders import BufferedReader, ChunkedDataReader
+    except ImportError as error:
+        raise ImportError("decoding HTTP payloads of WARC records needs warcio: pip install -e '.[crawl]'") from error
+    coding = content_encoding.strip().lower()
+    coding = {"identity": "", "x-gzip": "gzip"}.get(coding, coding)
+    if coding not in ("", "gzip", "deflate", "br"):
+        raise ValueError(f"content coding {content_encoding.strip()!r} cannot be decoded")
+    if transfer_encoding.split(",")[-1].strip().lower() == "chunked":
+        raw = ChunkedDataReader(io.BytesIO(raw)).read()
+    try:
+        if coding == "br":
+            import brotli  # a dependency of FastWARC
+
+            return brotli.decompress(raw)
+        return BufferedReader(io.BytesIO(raw), decomp_type=coding).read() if coding else raw
+    except Exception as error:  # noqa: BLE001 - zlib.error, brotli.error: the codings' own errors
+        raise ValueError(f"payload not valid in its content coding {coding!r}: {error}") from error
 
 
 def registered_warc_subresources(site_id: str) -> WarcSubresources | None:
@@ -611,7 +663,12 @@ def _record_item(
     url = record.headers.get("WARC-Target-URI", "")
     if content_type not in HTML_TYPES and content_type not in UNKNOWN_TYPES:  # no payload to read
         return _subresource_item(record, counts, file, offset, url)
-    payload = record.reader.read()
+    raw = record.reader.read()
+    try:
+        payload, undecodable = decode_http_payload(raw, record.http_headers.get("Content-Encoding") or "",
+                                                   record.http_headers.get("Transfer-Encoding") or ""), None
+    except ValueError as error:
+        payload, undecodable = raw, error
     if content_type not in HTML_TYPES and not sniff_html(payload):
         return _subresource_item(record, counts, file, offset, url)
     record_id = record.record_id or f"{file.name}@{offset}"
@@ -619,11 +676,13 @@ def _record_item(
     site_id = site_of(url)
     if record.reader.tell() < record.content_length:
         return PageFailure(site_id, record_id, f"{file}@{offset}: record truncated "
-                           f"({record.reader.tell()} of {record.content_length} bytes)")
+                           f"({record.reader.tell()} of {record.content_length} bytes)", url)
+    if undecodable is not None:
+        return PageFailure(site_id, record_id, f"{file}@{offset}: {undecodable}", url)
     try:
         html = decode_html(payload, url, http_charset=record.http_charset)
     except PageReadError as error:
-        return PageFailure(site_id, record_id, str(error).removeprefix(f"{url}: "))
+        return PageFailure(site_id, record_id, str(error).removeprefix(f"{url}: "), url)
     return Page(site_id, record_id, url, html)
 
 

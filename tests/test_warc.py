@@ -137,3 +137,43 @@ def test_predict_evaluate_and_clean_take_a_warc(tmp_path, sample_warc, render_ca
     assert main(["clean", str(sample_warc), "--method", "sst", "--cache-dir", str(render_cache_dir),
                  "--report", str(report)]) == 0
     assert "shop.example" in report.read_text(encoding="utf-8")
+
+
+def _chunked(body: bytes, size: int = 100) -> bytes:
+    """``body`` in the chunked transfer coding, in chunks of ``size`` bytes."""
+    chunks = [body[start:start + size] for start in range(0, len(body), size)]
+    return b"".join(b"%x\r\n%s\r\n" % (len(chunk), chunk) for chunk in chunks) + b"0\r\n\r\n"
+
+
+@pytest.mark.parametrize("name", ["coded.warc.gz", "coded.warc"])
+def test_html_responses_in_content_and_transfer_codings_are_read_as_sent_to_a_browser(tmp_path, name):
+    import gzip
+    import zlib
+
+    import brotli
+    from warcio.warcwriter import WARCWriter
+
+    html = ("<!doctype html><html><head><title>Café kettle</title></head><body><h1>Café kettle</h1>"
+            + "<p>Boils water fast.</p>" * 40 + "</body></html>")
+    body = html.encode("utf-8")
+    deflated = zlib.compressobj(wbits=zlib.MAX_WBITS)
+    codings = {  # path -> (payload as sent, extra HTTP headers)
+        "gzip": (gzip.compress(body), (("Content-Encoding", "gzip"),)),
+        "chunked": (_chunked(body), (("Transfer-Encoding", "chunked"),)),
+        "chunked-gzip": (_chunked(gzip.compress(body)), (("Content-Encoding", "gzip"),
+                                                         ("Transfer-Encoding", "chunked"))),
+        "deflate": (deflated.compress(body) + deflated.flush(), (("Content-Encoding", "deflate"),)),
+        "br": (brotli.compress(body), (("Content-Encoding", "br"),)),
+        "zstd": (b"\x28\xb5\x2f\xfd not decodable here", (("Content-Encoding", "zstd"),)),
+    }
+    path = tmp_path / name
+    with path.open("wb") as stream:
+        writer = WARCWriter(stream, gzip=name.endswith(".gz"))
+        for number, (coding, (payload, headers)) in enumerate(codings.items()):
+            make_sample_warc.write_response(writer, f"https://shop.example/{coding}", "200 OK",
+                                            "text/html; charset=utf-8", payload, 2 * number + 1, headers)
+    items = {item.url: item for item in iter_warc(path)}
+    for coding in ("gzip", "chunked", "chunked-gzip", "deflate", "br"):
+        assert items[f"https://shop.example/{coding}"].html == html, coding
+    failure = items["https://shop.example/zstd"]
+    assert not hasattr(failure, "html") and "content coding 'zstd' cannot be decoded" in failure.reason
