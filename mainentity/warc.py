@@ -116,6 +116,9 @@ class WarcCounts:
         Records of other types (``request``, ``warcinfo``, ``metadata``, ...).
     n_damaged : int
         Places where a file was truncated or corrupt.
+    n_duplicates : int
+        Page records skipped because an earlier record had the same ``WARC-Record-ID`` (the same file
+        given twice, a ``.warc`` beside its ``.warc.gz``) or the same URL (:func:`url_key`; a re-crawl).
     """
 
     n_pages: int = 0
@@ -125,18 +128,19 @@ class WarcCounts:
     n_other_status: int = 0
     n_other_records: int = 0
     n_damaged: int = 0
+    n_duplicates: int = 0
 
     def summary(self) -> str:
         """One log line.
 
         >>> WarcCounts(n_pages=3, n_subresources=2, n_revisits=1).summary()  # doctest: +NORMALIZE_WHITESPACE
         'WARC: 3 HTML pages, 2 stylesheets, fonts and images kept to serve them; skipped 1 revisits,
-        0 other responses, 0 responses not 200; 0 other records; 0 damaged'
+        0 other responses, 0 responses not 200, 0 duplicate pages; 0 other records; 0 damaged'
         """
         return (f"WARC: {self.n_pages} HTML pages, {self.n_subresources} stylesheets, fonts and images kept to "
                 f"serve them; skipped {self.n_revisits} revisits, {self.n_not_html} other responses, "
-                f"{self.n_other_status} responses not 200; {self.n_other_records} other records; "
-                f"{self.n_damaged} damaged")
+                f"{self.n_other_status} responses not 200, {self.n_duplicates} duplicate pages; "
+                f"{self.n_other_records} other records; {self.n_damaged} damaged")
 
 
 @dataclass(frozen=True)
@@ -502,6 +506,12 @@ def read_warcs(
     max_pages_per_site : int, optional
         Keep at most this many pages per host (in file order).
 
+    Notes
+    -----
+    Of page records with the same ``WARC-Record-ID`` (the same file given twice, a ``.warc`` beside
+    its ``.warc.gz``) or the same URL (:func:`url_key`; an overlapping re-crawl), the first in the
+    order of ``paths`` is kept; the others are counted (``WarcCounts.n_duplicates``) and logged.
+
     Returns
     -------
     warc_input : WarcInput
@@ -528,6 +538,8 @@ def read_warcs(
     where: dict[str, Path] = {}
     damaged: list[PageFailure] = []
     records: dict[str, dict[str, SubresourceRecord]] = {}  # host -> url_key -> first record
+    first_of: dict[str, str] = {}  # WARC-Record-ID and url_key of each page record kept -> where it is
+    duplicates: list[str] = []
     for file in files:
         for item in iter_warc(file, counts):
             if isinstance(item, SubresourceRecord):
@@ -536,6 +548,14 @@ def read_warcs(
             if isinstance(item, PageFailure) and item.path.startswith("@"):
                 damaged.append(item)
                 continue
+            keys = (item.path, url_key(item.url)) if item.url else (item.path,)
+            earlier = next((first_of[key] for key in keys if key in first_of), None)
+            if earlier is not None:
+                counts.n_pages -= 1  # iter_warc counted it as a page
+                counts.n_duplicates += 1
+                duplicates.append(f"{item.url} ({item.path} in {file}) duplicates {earlier}")
+                continue
+            first_of.update(dict.fromkeys(keys, f"{item.path} in {file}"))
             site_id = item.site_id
             where.setdefault(site_id, file)
             if isinstance(item, PageFailure):
@@ -546,6 +566,10 @@ def read_warcs(
                 site_pages.append(Page(item.site_id, item.path, item.url, item.html,
                                        main_entity=labels.get(item.url, ())))
     logger.info("%s (%d files)", counts.summary(), len(files))
+    if duplicates:
+        logger.info("skipped %d duplicate page records (first kept), e.g. %s", len(duplicates), duplicates[0])
+        for duplicate in duplicates:
+            logger.debug("duplicate skipped: %s", duplicate)
     for failure in damaged:
         logger.warning("%s: %s", failure.site_id, failure.reason)
     sites = tuple(

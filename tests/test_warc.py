@@ -177,3 +177,26 @@ def test_html_responses_in_content_and_transfer_codings_are_read_as_sent_to_a_br
         assert items[f"https://shop.example/{coding}"].html == html, coding
     failure = items["https://shop.example/zstd"]
     assert not hasattr(failure, "html") and "content coding 'zstd' cannot be decoded" in failure.reason
+
+
+def test_the_same_records_in_two_inputs_are_read_once_and_counted_as_duplicates(tmp_path, sample_warc, caplog):
+    plain = make_sample_warc.write_sample_warc(tmp_path / "again" / "sample.warc")  # the same records
+    recrawl = tmp_path / "recrawl.warc.gz"  # the same URLs in new records
+    from warcio.warcwriter import WARCWriter
+
+    with recrawl.open("wb") as stream:
+        make_sample_warc.write_response(WARCWriter(stream, gzip=True), "https://notes.example/", "200 OK",
+                                        "text/html", b"<html><h1>Field Notes, again</h1></html>", 10**6)
+        make_sample_warc.write_response(WARCWriter(stream, gzip=True), "https://notes.example/new", "200 OK",
+                                        "text/html", b"<html><h1>A new note</h1></html>", 10**6 + 2)
+    with caplog.at_level("INFO", logger="mainentity.warc"):
+        warc_input = read_warcs([sample_warc, plain, recrawl])
+    pages = [page for site in warc_input.sites for page in site.pages]
+    assert len(pages) == 45 and len({page.path for page in pages}) == 45
+    home = next(page for page in pages if page.url == "https://notes.example/")
+    assert "again" not in home.html  # the first record of a URL is kept
+    assert (warc_input.counts.n_pages, warc_input.counts.n_duplicates) == (45, 44 + 1)
+    assert "45 duplicate pages" in caplog.text and "skipped 45 duplicate page records" in caplog.text
+
+    loaded = load_pages([str(sample_warc), str(plain)])  # before, the link graph refused repeated page paths
+    assert len(loaded.pages) == 44 and not loaded.failures
