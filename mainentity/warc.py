@@ -632,28 +632,35 @@ def iter_warc(
     damage: tuple[int, str] | None = None  # where the damage being skipped began, and why
     while start is not None and start < size:
         last = None  # byte offset of the last record read whole in this pass
+        last_item, counts_before_last = None, counts
         error = None
         with file.open("rb") as stream:
             stream.seek(start)
             try:
                 for record in ArchiveIterator(stream, parse_http=True):
                     offset = record.stream_pos  # FastWARC counts from the file's start, even after a seek
+                    counts_before = WarcCounts(**vars(counts))
                     item = _record_item(record, WarcRecordType, counts, file, offset)
                     if damage is not None:  # a whole record after the damage: report it once
                         yield _damage_failure(file, damage, resumed_at=start)
                         damage = None
-                    last = offset
+                    last, last_item, counts_before_last = offset, item, counts_before
                     if item is not None:
                         yield item
             except Exception as exc:  # noqa: BLE001 - FastWARC raises OSError, ValueError, ...
                 error = exc
         if error is not None:
             at = last if last is not None else start
-            reason = f"corrupt WARC data after byte {at}: {error}"
+            reason = f"corrupt WARC data at byte {at}: {error}"
         else:
             at = _trailing_damage(file, last if last is not None else start, gz)
             if at is None:
                 break
+            if at == last and isinstance(last_item, PageFailure):  # the cut page already has its failure row
+                counts.n_damaged += 1
+                break
+            if at == last:  # the cut record (say, cut in its HTTP headers) is damage, not a record of its type
+                vars(counts).update(vars(counts_before_last))
             reason = f"truncated or unreadable WARC record at byte {at}"
         if damage is None:
             counts.n_damaged += 1
@@ -743,7 +750,7 @@ def _trailing_damage(file: Path, last: int, gz: bool) -> int | None:
     else:
         head_end = rest.find(b"\r\n\r\n")
         length = _CONTENT_LENGTH.search(rest[:head_end]) if head_end >= 0 else None
-        if length is None:
+        if length is None or len(rest) < head_end + 4 + int(length.group(1)):
             return last
         leftover = rest[head_end + 4 + int(length.group(1)):]
     if not leftover.strip(b"\r\n\0 "):

@@ -17,7 +17,7 @@ from mainentity.cli import _model_and_inputs, main
 from mainentity.config import config_to_dict, load_config
 from mainentity.pipeline import load_pages
 from mainentity.sitedump import decode_html
-from mainentity.warc import SubresourceRecord, is_warc_input, iter_warc, read_warcs
+from mainentity.warc import SubresourceRecord, WarcCounts, is_warc_input, iter_warc, read_warcs
 
 
 def _load_maker():
@@ -90,15 +90,31 @@ def test_a_corrupt_record_is_reported_with_file_and_offset_and_the_rest_is_read(
     assert pages[-1] == whole[-1]
 
 
-def test_a_truncated_warc_keeps_the_pages_before_the_cut_and_names_the_offset(tmp_path, sample_warc):
-    data = sample_warc.read_bytes()
-    cut = tmp_path / "cut.warc.gz"
-    cut.write_bytes(data[: len(data) // 2])
+@pytest.mark.parametrize("name", ["sample.warc.gz", "sample.warc"])
+def test_a_truncated_warc_keeps_the_pages_before_the_cut_and_names_the_offset(tmp_path, name):
+    data = make_sample_warc.write_sample_warc(tmp_path / name).read_bytes()
+    cut = tmp_path / f"cut-{name}"
+    cut.write_bytes(data[: len(data) // 2])  # the plain WARC is cut inside a response's HTTP headers
     loaded = load_pages([str(cut)])
     assert 15 <= len(loaded.pages) < 44
     [failure] = loaded.failures
     assert failure.site_id == str(cut) and int(failure.path[1:]) < len(data) // 2
-    assert "truncated" in failure.reason
+    assert "truncated" in failure.reason and failure.url == ""
+    counts = WarcCounts()
+    list(iter_warc(cut, counts))
+    assert (counts.n_damaged, counts.n_other_status) == (1, 0)  # the half record is damage, not a response
+
+
+def test_a_page_record_cut_in_its_payload_gets_a_failure_row_with_its_url(tmp_path):
+    data = make_sample_warc.write_sample_warc(tmp_path / "sample.warc").read_bytes()
+    cut = tmp_path / "cut.warc"
+    cut.write_bytes(data[: data.index(b"<title>", len(data) // 2)])
+    warc_input = read_warcs([cut])
+    [failure] = [failure for site in warc_input.sites for failure in site.failures]
+    assert failure.site_id == "shop.example" and failure.path.startswith("<urn:uuid:")
+    assert failure.url.startswith("https://shop.example/") and f"{cut}@" in failure.reason
+    assert "record truncated" in failure.reason and warc_input.failures == ()
+    assert warc_input.counts.n_damaged == 1
 
 
 def test_warc_inputs_are_told_apart_from_site_dumps_and_models(tmp_path, sample_warc):
