@@ -520,6 +520,8 @@ def read_warcs(
 
     Raises
     ------
+    FileNotFoundError
+        If a path does not exist.
     ValueError
         If a path is neither a WARC file nor a folder holding one.
     ImportError
@@ -527,6 +529,8 @@ def read_warcs(
     """
     files: list[Path] = []
     for path in paths:
+        if not Path(path).exists():
+            raise FileNotFoundError(f"{str(path)!r} does not exist")
         found = warc_files(path)
         if not found:
             raise ValueError(f"{str(path)!r} is neither a WARC file (.warc, .warc.gz) nor a folder of them")

@@ -126,8 +126,12 @@ def test_warc_inputs_are_told_apart_from_site_dumps_and_models(tmp_path, sample_
     assert _model_and_inputs([dump, str(folder)]) == (None, [dump, str(folder)])
     assert _model_and_inputs(["general", dump, str(sample_warc)]) == ("general", [dump, str(sample_warc)])
     assert _model_and_inputs([str(tmp_path / "no-model"), dump]) == (str(tmp_path / "no-model"), [dump])
+    (tmp_path / "empty-folder").mkdir()
     with pytest.raises(ValueError, match="neither a WARC file"):
         read_warcs([tmp_path / "empty-folder"])
+    with pytest.raises(FileNotFoundError, match="'.*missing.warc.gz' does not exist"):
+        read_warcs([tmp_path / "missing.warc.gz"])
+    assert main(["predict", str(tmp_path / "missing.warc.gz"), "-o", str(tmp_path / "rows.jsonl")]) == 2
 
 
 @pytest.mark.browser
@@ -216,3 +220,17 @@ def test_the_same_records_in_two_inputs_are_read_once_and_counted_as_duplicates(
 
     loaded = load_pages([str(sample_warc), str(plain)])  # before, the link graph refused repeated page paths
     assert len(loaded.pages) == 44 and not loaded.failures
+
+
+def test_the_failure_row_of_a_warc_record_carries_its_url(tmp_path):
+    from warcio.warcwriter import WARCWriter
+
+    path = tmp_path / "coded.warc.gz"
+    with path.open("wb") as stream:
+        make_sample_warc.write_response(WARCWriter(stream, gzip=True), "https://shop.example/zstd", "200 OK",
+                                        "text/html", b"\x28\xb5\x2f\xfd...", 1, (("Content-Encoding", "zstd"),))
+    out = tmp_path / "rows.jsonl"
+    assert main(["predict", str(path), "-o", str(out)]) == 0
+    [row] = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert (row["site_id"], row["url"]) == ("shop.example", "https://shop.example/zstd")
+    assert "content coding 'zstd' cannot be decoded" in row["error"]
