@@ -9,8 +9,12 @@ A crawl (Common Crawl, Heritrix, ``wget --warc-file``, browsertrix) mixes many h
   the unit of the link graph and of site-level cleaning;
 - ``path`` is its ``WARC-Record-ID`` (unique in a crawl, and what the output row carries to find the
   record again), ``url`` its ``WARC-Target-URI``;
-- its bytes are decoded with the HTTP header's charset first, as a browser does
-  (:func:`mainentity.sitedump.decode_html` with ``http_charset``).
+- its payload is decoded as a browser receives it (:func:`decode_http_payload`: chunked transfer
+  coding, ``gzip``/``deflate``/``br`` content coding), then its bytes with the HTTP header's charset
+  first, as a browser does (:func:`mainentity.sitedump.decode_html` with ``http_charset``).
+
+Of page records with the same ``WARC-Record-ID`` or URL in the inputs, the first is kept
+(:func:`read_warcs`).
 
 Status-200 responses that are stylesheets, fonts or images (:func:`subresource_type`) are not pages
 but are served to the pages of the same input when the renderer requests their URL
@@ -24,7 +28,8 @@ for site dumps).
 
 Revisit records, other responses and other statuses are skipped and counted (:class:`WarcCounts`);
 ``request``, ``warcinfo`` and ``metadata`` records are counted as other records. A record that cannot
-be decoded (binary, empty) becomes a :class:`~mainentity.sitedump.PageFailure` of its host. A truncated
+be decoded (binary, empty, an unknown content coding) becomes a :class:`~mainentity.sitedump.PageFailure`
+of its host, with its URL. A truncated
 or corrupt file becomes a failure whose ``site_id`` is the file and whose ``path`` is
 ``@<byte offset>``; reading goes on at the next record start found after the damage (the next gzip
 member of a ``.warc.gz``, the next ``WARC/1.`` line of a ``.warc``), then with the next file.
