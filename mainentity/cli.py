@@ -143,9 +143,17 @@ def run_command(args: argparse.Namespace) -> int:
         if args.workers is None and args.scheduler is None:
             n_rows = runs.predict(model, inputs, args.output, base_url=args.base_url, retry_errors=args.retry_errors)
         else:
+            from contextlib import ExitStack
+
             from mainentity.distributed import DaskSites
 
-            with DaskSites(workers=args.workers, scheduler=args.scheduler) as cluster:
+            with ExitStack() as stack:
+                try:
+                    cluster = stack.enter_context(DaskSites(workers=args.workers, scheduler=args.scheduler))
+                except OSError as error:  # no scheduler there (Dask gives up after its connect timeout, 30 s)
+                    where = (f"the Dask scheduler at {args.scheduler}" if args.scheduler
+                             else f"a local Dask cluster of {args.workers} workers")
+                    raise ValueError(f"cannot reach {where}: {error}") from error
                 n_rows = runs.predict(model, inputs, args.output, base_url=args.base_url,
                                       retry_errors=args.retry_errors, cluster=cluster)
         print(f"{n_rows} rows written to {args.output}")

@@ -441,7 +441,7 @@ def predict(
         n_before = len(writer.done)
         for failure in loaded.failures:
             if (failure.site_id, failure.path) not in writer.done:
-                writer.write(Prediction(failure.site_id, failure.path, "", error=failure.reason))
+                writer.write(Prediction(failure.site_id, failure.path, failure.url, error=failure.reason))
         todo = [page for page in loaded.pages if page_key(page) not in writer.done]
         if len(todo) < len(loaded.pages):
             n_done = len(loaded.pages) - len(todo)

@@ -111,21 +111,27 @@ class PageReadError(ValueError):
 
 @dataclass(frozen=True)
 class PageFailure:
-    """A page of a site dump that was skipped.
+    """A page of a site dump or a WARC file that was skipped, or a damaged place of a WARC file.
 
     Attributes
     ----------
     site_id : str
-        The site dump's id.
+        The site dump's id; for a WARC record the host of its URL
+        (:func:`mainentity.warc.site_of`); for damage in a WARC file, the file.
     path : str
-        The page path relative to the site directory (``manifest.jsonl:<line>`` for a bad manifest line).
+        The page path relative to the site directory (``manifest.jsonl:<line>`` for a bad manifest line);
+        for a WARC record its ``WARC-Record-ID``; for damage in a WARC file ``@<byte offset>``.
     reason : str
         Why it was skipped.
+    url : str, default ""
+        The page's URL when known: the manifest's ``url`` of a site dump page, a WARC record's
+        ``WARC-Target-URI``; empty for a bad manifest line or damage in a WARC file.
     """
 
     site_id: str
     path: str
     reason: str
+    url: str = ""
 
 
 @dataclass(frozen=True)
@@ -712,17 +718,19 @@ def read_site_dump(
         file = site_dir / relative
         reason = outside_reason(file, root)
         if reason:
-            failures.append(PageFailure(site_id, relative, reason))
+            failures.append(PageFailure(site_id, relative, reason, entry.get("url", "")))
             continue
         try:
             data = file.read_bytes()
         except OSError as error:
-            failures.append(PageFailure(site_id, relative, f"cannot read: {error.strerror or error}"))
+            failures.append(PageFailure(site_id, relative, f"cannot read: {error.strerror or error}",
+                                        entry.get("url", "")))
             continue
         try:
             html = decode_html(data, relative)
         except PageReadError as error:
-            failures.append(PageFailure(site_id, relative, str(error).removeprefix(f"{relative}: ")))
+            failures.append(PageFailure(site_id, relative, str(error).removeprefix(f"{relative}: "),
+                                        entry.get("url", "")))
             continue
         url = entry.get("url") or page_url(html, relative, file, base_url)
         labels = tuple(entry.get("main_entity", ()))

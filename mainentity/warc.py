@@ -9,8 +9,12 @@ A crawl (Common Crawl, Heritrix, ``wget --warc-file``, browsertrix) mixes many h
   the unit of the link graph and of site-level cleaning;
 - ``path`` is its ``WARC-Record-ID`` (unique in a crawl, and what the output row carries to find the
   record again), ``url`` its ``WARC-Target-URI``;
-- its bytes are decoded with the HTTP header's charset first, as a browser does
-  (:func:`mainentity.sitedump.decode_html` with ``http_charset``).
+- its payload is decoded as a browser receives it (:func:`decode_http_payload`: chunked transfer
+  coding, ``gzip``/``deflate``/``br`` content coding), then its bytes with the HTTP header's charset
+  first, as a browser does (:func:`mainentity.sitedump.decode_html` with ``http_charset``).
+
+Of page records with the same ``WARC-Record-ID`` or URL in the inputs, the first is kept
+(:func:`read_warcs`).
 
 Status-200 responses that are stylesheets, fonts or images (:func:`subresource_type`) are not pages
 but are served to the pages of the same input when the renderer requests their URL
@@ -24,7 +28,8 @@ for site dumps).
 
 Revisit records, other responses and other statuses are skipped and counted (:class:`WarcCounts`);
 ``request``, ``warcinfo`` and ``metadata`` records are counted as other records. A record that cannot
-be decoded (binary, empty) becomes a :class:`~mainentity.sitedump.PageFailure` of its host. A truncated
+be decoded (binary, empty, an unknown content coding) becomes a :class:`~mainentity.sitedump.PageFailure`
+of its host, with its URL. A truncated
 or corrupt file becomes a failure whose ``site_id`` is the file and whose ``path`` is
 ``@<byte offset>``; reading goes on at the next record start found after the damage (the next gzip
 member of a ``.warc.gz``, the next ``WARC/1.`` line of a ``.warc``), then with the next file.
@@ -39,6 +44,7 @@ file (``benchmarks/results/warc_readers.md``).
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import logging
 import mimetypes
@@ -115,6 +121,9 @@ class WarcCounts:
         Records of other types (``request``, ``warcinfo``, ``metadata``, ...).
     n_damaged : int
         Places where a file was truncated or corrupt.
+    n_duplicates : int
+        Page records skipped because an earlier record had the same ``WARC-Record-ID`` (the same file
+        given twice, a ``.warc`` beside its ``.warc.gz``) or the same URL (:func:`url_key`; a re-crawl).
     """
 
     n_pages: int = 0
@@ -124,18 +133,19 @@ class WarcCounts:
     n_other_status: int = 0
     n_other_records: int = 0
     n_damaged: int = 0
+    n_duplicates: int = 0
 
     def summary(self) -> str:
         """One log line.
 
         >>> WarcCounts(n_pages=3, n_subresources=2, n_revisits=1).summary()  # doctest: +NORMALIZE_WHITESPACE
         'WARC: 3 HTML pages, 2 stylesheets, fonts and images kept to serve them; skipped 1 revisits,
-        0 other responses, 0 responses not 200; 0 other records; 0 damaged'
+        0 other responses, 0 responses not 200, 0 duplicate pages; 0 other records; 0 damaged'
         """
         return (f"WARC: {self.n_pages} HTML pages, {self.n_subresources} stylesheets, fonts and images kept to "
                 f"serve them; skipped {self.n_revisits} revisits, {self.n_not_html} other responses, "
-                f"{self.n_other_status} responses not 200; {self.n_other_records} other records; "
-                f"{self.n_damaged} damaged")
+                f"{self.n_other_status} responses not 200, {self.n_duplicates} duplicate pages; "
+                f"{self.n_other_records} other records; {self.n_damaged} damaged")
 
 
 @dataclass(frozen=True)
@@ -304,9 +314,7 @@ _READ_RECORDS = FileMemo()
 def read_subresource(record: SubresourceRecord) -> DumpFile | None:
     """Read a stylesheet, font or image record's HTTP payload for serving, or ``None`` if it cannot be.
 
-    The payload is decoded as a browser receives it: chunked transfer coding and a ``gzip``,
-    ``deflate`` or ``br`` content coding (``br`` needs the ``brotli`` module) removed, by warcio
-    (FastWARC leaves both as recorded). Payloads are kept in memory up to
+    The payload is decoded as a browser receives it (:func:`decode_http_payload`). Payloads are kept in memory up to
     :data:`mainentity.sitedump.MAX_CACHED_BYTES` for the whole process, and read again when the file's
     size or modification time changes. A record that is missing, truncated, not the response of its
     URL, or in a content coding that cannot be decoded is logged (WARNING) and not served.
@@ -346,7 +354,7 @@ def read_subresource(record: SubresourceRecord) -> DumpFile | None:
 
 
 def _payload(record: SubresourceRecord) -> bytes:
-    """The decoded HTTP payload of the response record at ``record.offset``.
+    """The decoded HTTP payload of the response record at ``record.offset`` (:func:`decode_http_payload`).
 
     Raises
     ------
@@ -356,7 +364,6 @@ def _payload(record: SubresourceRecord) -> bytes:
     """
     try:
         from warcio.archiveiterator import ArchiveIterator
-        from warcio.bufferedreaders import BufferedReader
     except ImportError as error:
         raise ImportError("serving stylesheets from WARC files needs warcio: pip install -e '.[crawl]'") from error
     with open(record.file, "rb") as stream:
@@ -365,13 +372,67 @@ def _payload(record: SubresourceRecord) -> bytes:
         uri = found.rec_headers.get_header("WARC-Target-URI", "") if found is not None else ""
         if found is None or found.rec_type != "response" or found.http_headers is None or uri != record.url:
             raise ValueError(f"no response record of {record.url} at byte {record.offset}")
-        coding = (found.http_headers.get_header("Content-Encoding") or "identity").strip().lower()
-        if coding not in ("identity", *BufferedReader.get_supported_decompressors()):
-            raise ValueError(f"content coding {coding!r} cannot be decoded")
-        data = found.content_stream().read()
+        raw = found.raw_stream.read()
         if getattr(found.raw_stream, "limit", 0):
             raise ValueError(f"record truncated ({found.raw_stream.limit} bytes missing)")
-    return data
+        headers = found.http_headers
+        return decode_http_payload(raw, headers.get_header("Content-Encoding") or "",
+                                   headers.get_header("Transfer-Encoding") or "")
+
+
+def decode_http_payload(raw: bytes, content_encoding: str = "", transfer_encoding: str = "") -> bytes:
+    """An HTTP payload as a browser receives it: the chunked transfer coding and a ``gzip``, ``deflate``
+    or ``br`` content coding removed.
+
+    WARC writers such as ``wget`` and browsertrix record the payload as sent, and FastWARC leaves it so.
+    warcio's readers remove the chunking and ``gzip``/``deflate``; Brotli's own ``decompress`` removes
+    ``br`` (warcio's ``br`` reader does not work with brotli >= 1.2). As warcio does, a payload that its
+    ``Transfer-Encoding`` calls chunked but that is not, or whose first bytes are not ``gzip``/``deflate``
+    data, is taken as it is (servers mislabel payloads).
+
+    Parameters
+    ----------
+    raw : bytes
+        The HTTP payload as recorded (after the HTTP headers).
+    content_encoding, transfer_encoding : str
+        The response's ``Content-Encoding`` and ``Transfer-Encoding`` headers (empty when absent).
+
+    Returns
+    -------
+    payload : bytes
+
+    Raises
+    ------
+    ValueError
+        If the content coding is none of these, or the payload is not valid in it.
+    ImportError
+        If warcio is not installed (``pip install -e '.[crawl]'``).
+
+    Examples
+    --------
+    >>> import gzip
+    >>> body = gzip.compress(b"<h1>Hi</h1>")
+    >>> decode_http_payload(b"%x\\r\\n%s\\r\\n0\\r\\n\\r\\n" % (len(body), body), "gzip", "chunked")
+    b'<h1>Hi</h1>'
+    """
+    try:
+        from warcio.bufferedreaders import BufferedReader, ChunkedDataReader
+    except ImportError as error:
+        raise ImportError("decoding HTTP payloads of WARC records needs warcio: pip install -e '.[crawl]'") from error
+    coding = content_encoding.strip().lower()
+    coding = {"identity": "", "x-gzip": "gzip"}.get(coding, coding)
+    if coding not in ("", "gzip", "deflate", "br"):
+        raise ValueError(f"content coding {content_encoding.strip()!r} cannot be decoded")
+    if transfer_encoding.split(",")[-1].strip().lower() == "chunked":
+        raw = ChunkedDataReader(io.BytesIO(raw)).read()
+    try:
+        if coding == "br":
+            import brotli  # a dependency of FastWARC
+
+            return brotli.decompress(raw)
+        return BufferedReader(io.BytesIO(raw), decomp_type=coding).read() if coding else raw
+    except Exception as error:  # noqa: BLE001 - zlib.error, brotli.error: the codings' own errors
+        raise ValueError(f"payload not valid in its content coding {coding!r}: {error}") from error
 
 
 def registered_warc_subresources(site_id: str) -> WarcSubresources | None:
@@ -450,6 +511,12 @@ def read_warcs(
     max_pages_per_site : int, optional
         Keep at most this many pages per host (in file order).
 
+    Notes
+    -----
+    Of page records with the same ``WARC-Record-ID`` (the same file given twice, a ``.warc`` beside
+    its ``.warc.gz``) or the same URL (:func:`url_key`; an overlapping re-crawl), the first in the
+    order of ``paths`` is kept; the others are counted (``WarcCounts.n_duplicates``) and logged.
+
     Returns
     -------
     warc_input : WarcInput
@@ -458,6 +525,8 @@ def read_warcs(
 
     Raises
     ------
+    FileNotFoundError
+        If a path does not exist.
     ValueError
         If a path is neither a WARC file nor a folder holding one.
     ImportError
@@ -465,6 +534,8 @@ def read_warcs(
     """
     files: list[Path] = []
     for path in paths:
+        if not Path(path).exists():
+            raise FileNotFoundError(f"{str(path)!r} does not exist")
         found = warc_files(path)
         if not found:
             raise ValueError(f"{str(path)!r} is neither a WARC file (.warc, .warc.gz) nor a folder of them")
@@ -476,6 +547,8 @@ def read_warcs(
     where: dict[str, Path] = {}
     damaged: list[PageFailure] = []
     records: dict[str, dict[str, SubresourceRecord]] = {}  # host -> url_key -> first record
+    first_of: dict[str, str] = {}  # WARC-Record-ID and url_key of each page record kept -> where it is
+    duplicates: list[str] = []
     for file in files:
         for item in iter_warc(file, counts):
             if isinstance(item, SubresourceRecord):
@@ -484,6 +557,14 @@ def read_warcs(
             if isinstance(item, PageFailure) and item.path.startswith("@"):
                 damaged.append(item)
                 continue
+            keys = (item.path, url_key(item.url)) if item.url else (item.path,)
+            earlier = next((first_of[key] for key in keys if key in first_of), None)
+            if earlier is not None:
+                counts.n_pages -= 1  # iter_warc counted it as a page
+                counts.n_duplicates += 1
+                duplicates.append(f"{item.url} ({item.path} in {file}) duplicates {earlier}")
+                continue
+            first_of.update(dict.fromkeys(keys, f"{item.path} in {file}"))
             site_id = item.site_id
             where.setdefault(site_id, file)
             if isinstance(item, PageFailure):
@@ -494,6 +575,10 @@ def read_warcs(
                 site_pages.append(Page(item.site_id, item.path, item.url, item.html,
                                        main_entity=labels.get(item.url, ())))
     logger.info("%s (%d files)", counts.summary(), len(files))
+    if duplicates:
+        logger.info("skipped %d duplicate page records (first kept), e.g. %s", len(duplicates), duplicates[0])
+        for duplicate in duplicates:
+            logger.debug("duplicate skipped: %s", duplicate)
     for failure in damaged:
         logger.warning("%s: %s", failure.site_id, failure.reason)
     sites = tuple(
@@ -556,28 +641,35 @@ def iter_warc(
     damage: tuple[int, str] | None = None  # where the damage being skipped began, and why
     while start is not None and start < size:
         last = None  # byte offset of the last record read whole in this pass
+        last_item, counts_before_last = None, counts
         error = None
         with file.open("rb") as stream:
             stream.seek(start)
             try:
                 for record in ArchiveIterator(stream, parse_http=True):
                     offset = record.stream_pos  # FastWARC counts from the file's start, even after a seek
+                    counts_before = WarcCounts(**vars(counts))
                     item = _record_item(record, WarcRecordType, counts, file, offset)
                     if damage is not None:  # a whole record after the damage: report it once
                         yield _damage_failure(file, damage, resumed_at=start)
                         damage = None
-                    last = offset
+                    last, last_item, counts_before_last = offset, item, counts_before
                     if item is not None:
                         yield item
             except Exception as exc:  # noqa: BLE001 - FastWARC raises OSError, ValueError, ...
                 error = exc
         if error is not None:
             at = last if last is not None else start
-            reason = f"corrupt WARC data after byte {at}: {error}"
+            reason = f"corrupt WARC data at byte {at}: {error}"
         else:
             at = _trailing_damage(file, last if last is not None else start, gz)
             if at is None:
                 break
+            if at == last and isinstance(last_item, PageFailure):  # the cut page already has its failure row
+                counts.n_damaged += 1
+                break
+            if at == last:  # the cut record (say, cut in its HTTP headers) is damage, not a record of its type
+                vars(counts).update(vars(counts_before_last))
             reason = f"truncated or unreadable WARC record at byte {at}"
         if damage is None:
             counts.n_damaged += 1
@@ -611,7 +703,12 @@ def _record_item(
     url = record.headers.get("WARC-Target-URI", "")
     if content_type not in HTML_TYPES and content_type not in UNKNOWN_TYPES:  # no payload to read
         return _subresource_item(record, counts, file, offset, url)
-    payload = record.reader.read()
+    raw = record.reader.read()
+    try:
+        payload, undecodable = decode_http_payload(raw, record.http_headers.get("Content-Encoding") or "",
+                                                   record.http_headers.get("Transfer-Encoding") or ""), None
+    except ValueError as error:
+        payload, undecodable = raw, error
     if content_type not in HTML_TYPES and not sniff_html(payload):
         return _subresource_item(record, counts, file, offset, url)
     record_id = record.record_id or f"{file.name}@{offset}"
@@ -619,11 +716,13 @@ def _record_item(
     site_id = site_of(url)
     if record.reader.tell() < record.content_length:
         return PageFailure(site_id, record_id, f"{file}@{offset}: record truncated "
-                           f"({record.reader.tell()} of {record.content_length} bytes)")
+                           f"({record.reader.tell()} of {record.content_length} bytes)", url)
+    if undecodable is not None:
+        return PageFailure(site_id, record_id, f"{file}@{offset}: {undecodable}", url)
     try:
         html = decode_html(payload, url, http_charset=record.http_charset)
     except PageReadError as error:
-        return PageFailure(site_id, record_id, str(error).removeprefix(f"{url}: "))
+        return PageFailure(site_id, record_id, str(error).removeprefix(f"{url}: "), url)
     return Page(site_id, record_id, url, html)
 
 
@@ -660,7 +759,7 @@ def _trailing_damage(file: Path, last: int, gz: bool) -> int | None:
     else:
         head_end = rest.find(b"\r\n\r\n")
         length = _CONTENT_LENGTH.search(rest[:head_end]) if head_end >= 0 else None
-        if length is None:
+        if length is None or len(rest) < head_end + 4 + int(length.group(1)):
             return last
         leftover = rest[head_end + 4 + int(length.group(1)):]
     if not leftover.strip(b"\r\n\0 "):

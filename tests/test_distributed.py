@@ -216,3 +216,16 @@ def test_a_large_site_missing_from_the_render_cache_is_rendered_in_shards_before
     warm = PlanningCluster()
     runs.site_tasks(model, pages, warm)
     assert [name for name, _, _ in warm.submitted] == ["fit_site_statistics", "fit_site_statistics"]
+
+
+def test_an_unreachable_scheduler_is_one_error_line_naming_its_address(tmp_path, caplog):
+    import dask
+
+    out = tmp_path / "rows.jsonl"
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):  # Dask's default: 30 s
+        status = main(["predict", str(REPO / "datasets" / "sample-shop"), "-o", str(out),
+                       "--scheduler", "tcp://127.0.0.1:1"])
+    assert status == 2 and not out.exists()
+    [error] = [record for record in caplog.records if record.levelname == "ERROR"]
+    assert error.getMessage().startswith("cannot reach the Dask scheduler at tcp://127.0.0.1:1: ")
+    assert "\n" not in error.getMessage()

@@ -302,6 +302,9 @@ def test_manifest_problems_become_failures(tmp_path):
     assert failures["pages/missing.html"].startswith("cannot read")
     assert failures["pages/empty.html"].startswith("empty page")
     assert all(isinstance(f, PageFailure) and f.site_id == "s" for f in dump.failures)
+    urls = {f.path: f.url for f in dump.failures}  # the manifest's url when the entry names one
+    assert (urls["pages/missing.html"], urls["pages/empty.html"], urls["manifest.jsonl:2"]) == (
+        "https://s.example/m", "", "")
 
 
 def test_url_from_base_href_base_url_or_file_uri(tmp_path):

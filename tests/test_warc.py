@@ -17,7 +17,7 @@ from mainentity.cli import _model_and_inputs, main
 from mainentity.config import config_to_dict, load_config
 from mainentity.pipeline import load_pages
 from mainentity.sitedump import decode_html
-from mainentity.warc import SubresourceRecord, is_warc_input, iter_warc, read_warcs
+from mainentity.warc import SubresourceRecord, WarcCounts, is_warc_input, iter_warc, read_warcs
 
 
 def _load_maker():
@@ -90,15 +90,31 @@ def test_a_corrupt_record_is_reported_with_file_and_offset_and_the_rest_is_read(
     assert pages[-1] == whole[-1]
 
 
-def test_a_truncated_warc_keeps_the_pages_before_the_cut_and_names_the_offset(tmp_path, sample_warc):
-    data = sample_warc.read_bytes()
-    cut = tmp_path / "cut.warc.gz"
-    cut.write_bytes(data[: len(data) // 2])
+@pytest.mark.parametrize("name", ["sample.warc.gz", "sample.warc"])
+def test_a_truncated_warc_keeps_the_pages_before_the_cut_and_names_the_offset(tmp_path, name):
+    data = make_sample_warc.write_sample_warc(tmp_path / name).read_bytes()
+    cut = tmp_path / f"cut-{name}"
+    cut.write_bytes(data[: len(data) // 2])  # the plain WARC is cut inside a response's HTTP headers
     loaded = load_pages([str(cut)])
     assert 15 <= len(loaded.pages) < 44
     [failure] = loaded.failures
     assert failure.site_id == str(cut) and int(failure.path[1:]) < len(data) // 2
-    assert "truncated" in failure.reason
+    assert "truncated" in failure.reason and failure.url == ""
+    counts = WarcCounts()
+    list(iter_warc(cut, counts))
+    assert (counts.n_damaged, counts.n_other_status) == (1, 0)  # the half record is damage, not a response
+
+
+def test_a_page_record_cut_in_its_payload_gets_a_failure_row_with_its_url(tmp_path):
+    data = make_sample_warc.write_sample_warc(tmp_path / "sample.warc").read_bytes()
+    cut = tmp_path / "cut.warc"
+    cut.write_bytes(data[: data.index(b"<title>", len(data) // 2)])
+    warc_input = read_warcs([cut])
+    [failure] = [failure for site in warc_input.sites for failure in site.failures]
+    assert failure.site_id == "shop.example" and failure.path.startswith("<urn:uuid:")
+    assert failure.url.startswith("https://shop.example/") and f"{cut}@" in failure.reason
+    assert "record truncated" in failure.reason and warc_input.failures == ()
+    assert warc_input.counts.n_damaged == 1
 
 
 def test_warc_inputs_are_told_apart_from_site_dumps_and_models(tmp_path, sample_warc):
@@ -110,8 +126,12 @@ def test_warc_inputs_are_told_apart_from_site_dumps_and_models(tmp_path, sample_
     assert _model_and_inputs([dump, str(folder)]) == (None, [dump, str(folder)])
     assert _model_and_inputs(["general", dump, str(sample_warc)]) == ("general", [dump, str(sample_warc)])
     assert _model_and_inputs([str(tmp_path / "no-model"), dump]) == (str(tmp_path / "no-model"), [dump])
+    (tmp_path / "empty-folder").mkdir()
     with pytest.raises(ValueError, match="neither a WARC file"):
         read_warcs([tmp_path / "empty-folder"])
+    with pytest.raises(FileNotFoundError, match="'.*missing.warc.gz' does not exist"):
+        read_warcs([tmp_path / "missing.warc.gz"])
+    assert main(["predict", str(tmp_path / "missing.warc.gz"), "-o", str(tmp_path / "rows.jsonl")]) == 2
 
 
 @pytest.mark.browser
@@ -137,3 +157,80 @@ def test_predict_evaluate_and_clean_take_a_warc(tmp_path, sample_warc, render_ca
     assert main(["clean", str(sample_warc), "--method", "sst", "--cache-dir", str(render_cache_dir),
                  "--report", str(report)]) == 0
     assert "shop.example" in report.read_text(encoding="utf-8")
+
+
+def _chunked(body: bytes, size: int = 100) -> bytes:
+    """``body`` in the chunked transfer coding, in chunks of ``size`` bytes."""
+    chunks = [body[start:start + size] for start in range(0, len(body), size)]
+    return b"".join(b"%x\r\n%s\r\n" % (len(chunk), chunk) for chunk in chunks) + b"0\r\n\r\n"
+
+
+@pytest.mark.parametrize("name", ["coded.warc.gz", "coded.warc"])
+def test_html_responses_in_content_and_transfer_codings_are_read_as_sent_to_a_browser(tmp_path, name):
+    import gzip
+    import zlib
+
+    import brotli
+    from warcio.warcwriter import WARCWriter
+
+    html = ("<!doctype html><html><head><title>Café kettle</title></head><body><h1>Café kettle</h1>"
+            + "<p>Boils water fast.</p>" * 40 + "</body></html>")
+    body = html.encode("utf-8")
+    deflated = zlib.compressobj(wbits=zlib.MAX_WBITS)
+    codings = {  # path -> (payload as sent, extra HTTP headers)
+        "gzip": (gzip.compress(body), (("Content-Encoding", "gzip"),)),
+        "chunked": (_chunked(body), (("Transfer-Encoding", "chunked"),)),
+        "chunked-gzip": (_chunked(gzip.compress(body)), (("Content-Encoding", "gzip"),
+                                                         ("Transfer-Encoding", "chunked"))),
+        "deflate": (deflated.compress(body) + deflated.flush(), (("Content-Encoding", "deflate"),)),
+        "br": (brotli.compress(body), (("Content-Encoding", "br"),)),
+        "zstd": (b"\x28\xb5\x2f\xfd not decodable here", (("Content-Encoding", "zstd"),)),
+    }
+    path = tmp_path / name
+    with path.open("wb") as stream:
+        writer = WARCWriter(stream, gzip=name.endswith(".gz"))
+        for number, (coding, (payload, headers)) in enumerate(codings.items()):
+            make_sample_warc.write_response(writer, f"https://shop.example/{coding}", "200 OK",
+                                            "text/html; charset=utf-8", payload, 2 * number + 1, headers)
+    items = {item.url: item for item in iter_warc(path)}
+    for coding in ("gzip", "chunked", "chunked-gzip", "deflate", "br"):
+        assert items[f"https://shop.example/{coding}"].html == html, coding
+    failure = items["https://shop.example/zstd"]
+    assert not hasattr(failure, "html") and "content coding 'zstd' cannot be decoded" in failure.reason
+
+
+def test_the_same_records_in_two_inputs_are_read_once_and_counted_as_duplicates(tmp_path, sample_warc, caplog):
+    plain = make_sample_warc.write_sample_warc(tmp_path / "again" / "sample.warc")  # the same records
+    recrawl = tmp_path / "recrawl.warc.gz"  # the same URLs in new records
+    from warcio.warcwriter import WARCWriter
+
+    with recrawl.open("wb") as stream:
+        make_sample_warc.write_response(WARCWriter(stream, gzip=True), "https://notes.example/", "200 OK",
+                                        "text/html", b"<html><h1>Field Notes, again</h1></html>", 10**6)
+        make_sample_warc.write_response(WARCWriter(stream, gzip=True), "https://notes.example/new", "200 OK",
+                                        "text/html", b"<html><h1>A new note</h1></html>", 10**6 + 2)
+    with caplog.at_level("INFO", logger="mainentity.warc"):
+        warc_input = read_warcs([sample_warc, plain, recrawl])
+    pages = [page for site in warc_input.sites for page in site.pages]
+    assert len(pages) == 45 and len({page.path for page in pages}) == 45
+    home = next(page for page in pages if page.url == "https://notes.example/")
+    assert "again" not in home.html  # the first record of a URL is kept
+    assert (warc_input.counts.n_pages, warc_input.counts.n_duplicates) == (45, 44 + 1)
+    assert "45 duplicate pages" in caplog.text and "skipped 45 duplicate page records" in caplog.text
+
+    loaded = load_pages([str(sample_warc), str(plain)])  # before, the link graph refused repeated page paths
+    assert len(loaded.pages) == 44 and not loaded.failures
+
+
+def test_the_failure_row_of_a_warc_record_carries_its_url(tmp_path):
+    from warcio.warcwriter import WARCWriter
+
+    path = tmp_path / "coded.warc.gz"
+    with path.open("wb") as stream:
+        make_sample_warc.write_response(WARCWriter(stream, gzip=True), "https://shop.example/zstd", "200 OK",
+                                        "text/html", b"\x28\xb5\x2f\xfd...", 1, (("Content-Encoding", "zstd"),))
+    out = tmp_path / "rows.jsonl"
+    assert main(["predict", str(path), "-o", str(out)]) == 0
+    [row] = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert (row["site_id"], row["url"]) == ("shop.example", "https://shop.example/zstd")
+    assert "content coding 'zstd' cannot be decoded" in row["error"]
