@@ -232,9 +232,9 @@ def test_a_second_extract_reuses_the_browser_and_close_ends_it(tmp_path, monkeyp
     launches = []
     launch = Renderer._launch
 
-    async def counting_launch(self, executable):
-        launches.append(executable)
-        await launch(self, executable)
+    async def counting_launch(self):
+        launches.append(self.settings.executable_path)
+        await launch(self)
 
     monkeypatch.setattr(Renderer, "_launch", counting_launch)
     (url_a, html_a), (url_b, html_b) = shop_pages()[3:5]
