@@ -97,7 +97,7 @@ class GeneralRecognizer(Recognizer):
         not a share of pages: many copies of one template teach that template's layout (trained on
         christianbook alone, a quarter of its pages so copied made the layout of its product name
         outweigh title agreement on Readability's pages: ROUGE-1 F1 0.79 against 0.96; even its one
-        copy costs 3 of those 93 pages, ``benchmarks/results/general_variants.md``). 0 adds none.
+        copy costs 3 of those 93 pages, ``benchmarks/results/generic_titles.md``). 0 adds none.
     site_vote : bool, default True
         Site-level inference (step 4).
     vote_min_pages : int, default 3
