@@ -124,6 +124,9 @@ class GeneralRecognizer(Recognizer):
     calibrator_ : AnswerCalibrator or None
     feature_names_ : tuple of str
     n_training_pages_, n_training_candidates_ : int
+        Labeled pages trained on, and candidates (those of the generic-title copies included).
+    n_generic_title_copies_ : int
+        Pages added with a generic title (``generic_title_share``).
     """
 
     site_level: ClassVar[bool] = True
@@ -193,11 +196,12 @@ class GeneralRecognizer(Recognizer):
         features = self._page_candidates(augmented, site_keys)
         rows, labels, groups, sites = [], [], [], []
         site_ids = {site: k for k, site in enumerate(_by_site(usable))}  # a copy is held out with its site
-        n_skipped = len(documents) - len(usable)
+        n_skipped, n_copies = len(documents) - len(usable), 0
         for page_id, (document, (candidates, x, _)) in enumerate(zip(augmented, features, strict=True)):
             if not candidates:
                 n_skipped += page_id < len(usable)
                 continue
+            n_copies += page_id >= len(usable)
             y = main_entity_labels([c.text for c in candidates], document.page.main_entity)
             negatives = np.flatnonzero(~y)
             if len(negatives) > self.max_negatives:
@@ -220,7 +224,8 @@ class GeneralRecognizer(Recognizer):
         self.ranker_ = self._ranker().fit(X, y, groups)
         self.calibrator_ = self._fit_calibrator(X, y, groups, sites) if self.calibrate else None
         self.feature_names_ = TRANSFER_FEATURES
-        self.n_training_pages_ = len(rows)
+        self.n_training_pages_ = len(rows) - n_copies
+        self.n_generic_title_copies_ = n_copies
         self.n_training_candidates_ = len(y)
         return self
 
@@ -238,8 +243,10 @@ class GeneralRecognizer(Recognizer):
         links = [short_link_texts(document.rendered, document.page.main_entity) for document in documents]
         pool = sorted({text for texts in links for text in texts})
         copies: list[Document] = []
-        for indices in _by_site(documents).values():
-            shown = [i for i in indices if _shows_main_entity(documents[i])]
+        by_site = _by_site(documents)
+        for site in sorted(by_site):  # sites and pages in a fixed order: the same copies whatever the input order
+            shown = sorted((i for i in by_site[site] if _shows_main_entity(documents[i])),
+                           key=lambda i: documents[i].page.path)
             if not shown or rng.random() >= self.generic_title_share:
                 continue
             i = shown[rng.integers(len(shown))]
