@@ -7,7 +7,7 @@ scores do not depend on calibration, so it is off here to save time.
 
 Usage::
 
-    python benchmarks/general_variants.py [--out benchmarks/results/general_variants.md]
+    python benchmarks/general_variants.py [--variant NAME ...] [--out benchmarks/results/general_variants.md]
 """
 
 from __future__ import annotations
@@ -35,7 +35,10 @@ VARIANTS = {
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, help="also write the table to this Markdown file")
+    parser.add_argument("--variant", action="append", choices=list(VARIANTS),
+                        help="score only this variant (repeatable); all by default")
     args = parser.parse_args(argv)
+    variants = {name: VARIANTS[name] for name in args.variant} if args.variant else VARIANTS
     bench = load_benchmark_config(REPO / "configs" / "benchmark-cross-site.yaml")
     params = load_config(REPO / "configs" / "general.yaml").model.params
     protocols = [(label, data) for label, data in bench.datasets if data.split in ("none", "site-folds")]
@@ -50,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
                 documents[page_key(page)] = document
     lines = ["| variant | " + " | ".join(label for label, _ in protocols) + " |",
              "| --- |" + " --- |" * len(protocols)]
-    for name, override in VARIANTS.items():
+    for name, override in variants.items():
         cells = []
         for label, _ in protocols:
             f1s, exacts = [], []

@@ -165,3 +165,65 @@ def test_own_sites_of_the_listed_failure_kinds(general_model, render_cache_dir, 
         assert prediction.main_entity == page.main_entity[0], (page.path, prediction.main_entity, prediction.candidates)
     alone = answer(general_model, pages[:1], render_cache_dir)[0]  # a dump of one page: no site evidence
     assert alone.main_entity == pages[0].main_entity[0], (alone.main_entity, alone.candidates)
+
+
+# A lone page whose <title> says nothing of it ("Home", "Untitled", the site's name alone, in several
+# languages) and whose topic is shown as its heading, with or without a URL slug that repeats it
+def generic_title_page(site_id: str, url: str, title: str, heading: str, nav: tuple[str, ...], site_name: str,
+                       sentence: str, *, lang: str = "en", heading_as_h1: bool = True) -> Page:
+    heading_html = (f"<h1>{heading}</h1>" if heading_as_h1 else  # a shop's name line styled, not marked up
+                    f"<div style='font-size:30px;font-weight:bold'>{heading}</div>")
+    links = " ".join(f"<a href='/{i}'>{text}</a>" for i, text in enumerate(nav))
+    html = (f"<!DOCTYPE html><html lang='{lang}'><head><meta charset='utf-8'><title>{title}</title></head>"
+            "<body style='font-family:sans-serif;font-size:16px'>"
+            f"<header><div style='font-size:22px;font-weight:bold'>{site_name}</div><nav>{links}</nav></header>"
+            f"<main>{heading_html}<div style='font-size:13px'>12.05.2024</div><p>{sentence * 5}</p></main>"
+            f"<footer style='font-size:12px'>{site_name} · {nav[-1]}</footer></body></html>")
+    return Page(site_id, "page.html", url, html, (heading,))
+
+
+GENERIC_TITLE_PAGES = [
+    generic_title_page("own-story-home", "https://tidewrite.example/stories/the-night-ferry-to-ardmore", "Home",
+                       "The Night Ferry to Ardmore", ("Home", "Stories", "Poems", "About"), "Tidewrite",
+                       "She stood at the rail as the lights of the harbour fell away behind the stern. "),
+    generic_title_page("own-recipe-startseite", "https://kuechenbuch.example/rezepte/apfelkuchen-mit-streuseln",
+                       "Startseite", "Apfelkuchen mit Streuseln", ("Startseite", "Rezepte", "Backen", "Kontakt"),
+                       "Küchenbuch", "Die Äpfel schälen, in Spalten schneiden und mit Zimt und Zucker mischen. ",
+                       lang="de"),
+    generic_title_page("own-shop-site-name", "https://deco-lumiere.example/produit?id=88", "La Boutique Lumière",
+                       "Lampe de chevet en laiton brossé", ("Accueil", "Luminaires", "Promotions", "Panier"),
+                       "La Boutique Lumière",
+                       "Une lampe de chevet au pied en laiton brossé et à l'abat-jour en lin naturel. ", lang="fr",
+                       heading_as_h1=False),
+    generic_title_page("own-blog-sin-titulo", "https://cuadernodeviaje.example/2024/05/el-viaje-a-la-costa",
+                       "Sin título", "El viaje a la costa", ("Inicio", "Archivo", "Fotos"), "Cuaderno de viaje",
+                       "Salimos temprano, con el coche cargado y el mapa abierto sobre las rodillas. ", lang="es"),
+    generic_title_page("own-report-welcome", "https://harbourtrust.example/index.php?p=12", "Welcome",
+                       "Annual Report of the Harbour Trust 2023", ("Welcome", "Reports", "Board", "Contact"),
+                       "Harbour Trust",
+                       "The Trust's income rose by four per cent over the year while its costs held steady. "),
+    generic_title_page("own-notes-untitled", "https://plainpages.example/notes/42", "Untitled",
+                       "Field Notes on the Salt Marsh Herons", ("Back",), "",
+                       "The herons returned to the marsh in the second week of March, earlier than last year. "),
+    generic_title_page("own-story-japanese-home", "https://minato-hondana.example/story?id=7", "ホーム",
+                       "静かな港の物語", ("ホーム", "物語", "お問い合わせ"), "港の本棚",
+                       "朝の港は静かで、漁船がゆっくりと沖へ出ていった。", lang="ja"),
+]
+
+
+# Known limit: the generic title shown as a navigation link (or the header's site name) on a page whose URL
+# has no slug still wins; one generic-title copy per training site is too few to outweigh the title
+# evidence there, and more copies cost christianbook->readability pages (see generic_title_share).
+# Strict: when one of these passes, move it out of the list.
+SHOWN_GENERIC_TITLE_WITHOUT_SLUG = {"own-shop-site-name", "own-report-welcome", "own-story-japanese-home"}
+
+
+@pytest.mark.parametrize("page", [
+    pytest.param(page, id=page.site_id, marks=pytest.mark.xfail(
+        strict=True, reason="a shown generic title without a URL slug still wins (known limit)"))
+    if page.site_id in SHOWN_GENERIC_TITLE_WITHOUT_SLUG else pytest.param(page, id=page.site_id)
+    for page in GENERIC_TITLE_PAGES])
+def test_a_lone_page_with_a_generic_title_is_named_by_its_heading(general_model, render_cache_dir, page):
+    (prediction,) = answer(general_model, [page], render_cache_dir)  # a dump of one page: no site evidence
+    assert prediction.main_entity == page.main_entity[0], (prediction.main_entity, prediction.score,
+                                                            prediction.candidates)

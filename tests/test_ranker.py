@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from sklearn.base import clone
+from sklearn.isotonic import IsotonicRegression
 
 from mainentity.models import ranker as ranker_module
 from mainentity.models.ranker import (
@@ -105,3 +106,38 @@ def test_calibrator_is_a_monotone_probability():
     assert calibrator.predict_proba(scores).mean() == pytest.approx(correct.mean(), abs=1e-9)
     with pytest.raises(ValueError, match="one correctness per score"):
         AnswerCalibrator().fit([], [])
+
+
+def shifted_answers(random_state, n=300):
+    """Held-out best scores from 2 to 8 whose lowest answers are right half the time (as the general
+    model's are): isotonic regression's lowest step is about 0.5."""
+    rng = np.random.default_rng(random_state)
+    scores = np.concatenate([np.full(20, 2.0), rng.uniform(2.0, 8.0, size=n - 20)])
+    correct = (rng.random(n) < 0.5 + 0.5 * (scores - 2.0) / 6.0).astype(float)
+    correct[:20] = np.arange(20) % 2  # the lowest score's pages: half right
+    return scores, correct
+
+
+@pytest.mark.parametrize("random_state", [0, 1, 2])
+def test_calibrator_falls_towards_zero_below_the_seen_scores_and_keeps_the_isotonic_map_within(random_state):
+    scores, correct = shifted_answers(random_state)
+    calibrator = AnswerCalibrator().fit(scores, correct)
+    isotonic = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(scores, correct)
+    within = np.linspace(scores.min(), scores.max() + 5.0, 200)  # the seen range and above it
+    assert np.allclose(calibrator.predict_proba(within), isotonic.predict(within))
+    lowest = calibrator.predict_proba([scores.min()])[0]
+    assert lowest > 0.3  # the lowest step is far from 0: clipping kept every lower score there
+    far_below = calibrator.predict_proba([scores.min() - 20.0, -100.0])
+    assert far_below[0] < 0.05 and far_below[1] < 1e-6
+    below = np.linspace(-100.0, scores.min(), 300)
+    probabilities = calibrator.predict_proba(below)
+    assert np.all(np.diff(probabilities) >= 0) and probabilities[-1] == pytest.approx(lowest)
+    assert calibrator.tail_slope_ > 0
+
+
+def test_calibrator_keeps_the_lowest_step_when_scores_do_not_separate_answers():
+    scores = np.array([1.0, 2.0, 3.0, 4.0])
+    for correct in (np.ones(4), np.array([1.0, 1.0, 0.0, 0.0])):  # one class; right answers score lower
+        calibrator = AnswerCalibrator().fit(scores, correct)
+        assert calibrator.tail_slope_ == 0.0
+        assert calibrator.predict_proba([-50.0])[0] == calibrator.predict_proba([1.0])[0]

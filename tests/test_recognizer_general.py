@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from mainentity.models.ranker import AnswerCalibrator
 from mainentity.pipeline import predict_documents
 from mainentity.recognizers.base import make_recognizer
 from mainentity.recognizers.general import GeneralRecognizer
@@ -53,6 +54,43 @@ def test_abstains_below_the_threshold_but_keeps_score_and_candidates():
     recognizer = GeneralRecognizer(max_iter=20, min_samples_leaf=2, n_folds=3, abstain_below=1.01, random_state=0)
     (prediction,) = recognizer.fit(train).predict(sites(["beech"], 1))
     assert prediction.main_entity == "" and prediction.candidates and 0.0 <= prediction.score <= 1.0
+
+
+@pytest.mark.parametrize("random_state", [0, 1])
+def test_a_page_scored_far_below_the_calibrated_range_abstains(random_state):
+    recognizer = GeneralRecognizer(max_iter=20, min_samples_leaf=2, n_folds=3, abstain_below=0.3,
+                                   random_state=random_state).fit(sites(["oak", "pine", "birch", "elm", "ash"], 3))
+    shop = sites(["beech"], 1)
+    footer_only = Document(Page("odd", "x.html", "https://odd.example/x", "", ("Nothing shown",)), RenderedPage(
+        "", (), (text_block("Contact", 900, 11, path="html[0]/body[1]/footer[0]/a[0]", in_link=True),
+                 text_block("Some words in a long paragraph of text. " * 10, 1500, 12))))
+    best_shop, best_odd = (float(scores.max()) for _, scores in recognizer.candidate_scores([*shop, footer_only]))
+    assert best_shop > best_odd + 1.0
+    # held-out answers as the general model's: the lowest seen ones right half the time, all above the odd page
+    lowest = best_odd + (best_shop - best_odd) / 2
+    held = np.concatenate([np.full(20, lowest), np.linspace(lowest, best_shop, 20)])
+    recognizer.calibrator_ = AnswerCalibrator().fit(held, np.concatenate([np.arange(20) % 2, np.ones(20)]))
+    assert recognizer.calibrator_.predict_proba([held.min()])[0] >= 0.5  # clipped, every lower score read >= 0.5
+    shop_prediction, odd_prediction = recognizer.predict([*shop, footer_only])
+    assert shop_prediction.main_entity == shop[0].page.main_entity[0] and shop_prediction.score > 0.3
+    assert odd_prediction.main_entity == "" and odd_prediction.score < 0.3 and odd_prediction.candidates
+
+
+def test_one_page_per_site_is_copied_with_a_generic_title():
+    train = sites(["oak", "pine", "birch", "elm"], 3)
+    recognizer = GeneralRecognizer(max_iter=20, min_samples_leaf=2, n_folds=3, generic_title_share=1.0, random_state=0)
+    documents, site_keys = recognizer._with_generic_titles(train)
+    assert documents[:len(train)] == train and len(documents) == len(train) + 4
+    copies = documents[len(train):]
+    assert {copy.page.site_id for copy in copies} == {"oak", "pine", "birch", "elm"}
+    assert all(copy.rendered.title in ("Home", "Garden furniture") for copy in copies)  # the page's own links
+    assert all(copy.rendered.blocks == next(d for d in train if d.page == copy.page).rendered.blocks
+               for copy in copies)
+    assert len(set(site_keys[len(train):])) == 4 and not set(site_keys[len(train):]) & set(site_keys[:len(train)])
+    recognizer.fit(train)
+    assert recognizer.n_training_pages_ == len(train) and recognizer.n_generic_title_copies_ == 4
+    alone = GeneralRecognizer(generic_title_share=0.0, random_state=0)._with_generic_titles(train)
+    assert alone == (train, [d.page.site_id for d in train])
 
 
 def test_site_vote_moves_an_odd_page_to_the_site_slot():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from mainentity.features.candidates import page_candidates
 from mainentity.features.site import SITE_FEATURES, site_profile
 from mainentity.features.transfer import TRANSFER_FEATURES, candidate_features, jsonld_titles
 from mainentity.records import Page, RenderedPage, TextBlock
@@ -84,3 +85,24 @@ def test_boxes_that_are_not_finite_count_as_empty():
     candidates = page_candidates(rendered)
     x = candidate_features(candidates, Page("s", "p.html", "", ""), rendered)
     assert np.isfinite(x).all() and column(x, "width")[0] == 0.0
+
+
+def test_a_whole_title_that_neither_the_largest_text_nor_the_url_supports_is_unsupported():
+    nav = block("Welcome", 10, 14, path="html[0]/body[1]/nav[0]/a[0]", in_link=True)
+    heading = block("Annual Report of the Harbour Trust", 120, 32, level=1)
+    body = block("The Trust's income rose by four per cent over the year. " * 4, 300)
+    no_slug = "https://harbourtrust.example/index.php?p=12"
+    x = features([nav, heading, body], title="Welcome", url=no_slug)
+    assert column(x, "title_unsupported").tolist() == [1.0, 0.0, 0.0]  # the nav link is the whole title
+    # the same title shown as the heading is supported by it; the heading is not a title then either
+    x = features([nav, heading, body], title="Annual Report of the Harbour Trust", url=no_slug)
+    assert column(x, "title_unsupported").tolist() == [0.0, 0.0, 0.0]
+    # a whole title the page does not show (a candidate of kind title): supported by the heading's terms
+    rendered = RenderedPage("Harbour Trust annual report", (), (nav, heading, body))
+    candidates = page_candidates(rendered)
+    x = candidate_features(candidates, Page("s", "p.html", "https://harbourtrust.example/report", ""), rendered)
+    assert candidates[-1].kind == "title" and candidates[-1].width == 0
+    dice_url = 2 * 1 / (4 + 1)  # {harbour, trust, annual, report} against {report}
+    dice_heading = 2 * 4 / (4 + 6)  # against {annual, report, of, the, harbour, trust}
+    assert column(x, "title_unsupported")[-1] == 1.0 - max(dice_url, dice_heading)
+    assert column(x, "title_unsupported")[:-1].tolist() == [0.0] * (len(candidates) - 1)

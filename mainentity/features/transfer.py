@@ -37,7 +37,15 @@ the page's own statements of its title (Gali & Fränti 2016: title tag, meta tit
     are left out of the title features: a ``<title>`` that is only the site's name says nothing of
     the page; so is a whole title that other pages of the site (not copies of this one) share
     (:attr:`~mainentity.features.site.SiteProfile.shared_title_texts`): it names a section;
-    ``anchor_dice`` best Dice with an incoming anchor text (ILA).
+    ``anchor_dice`` best Dice with an incoming anchor text (ILA);
+    ``title_unsupported`` for a title candidate (kind ``title``) or a candidate whose text is a whole
+    title, 1 minus its best Dice with the page's most prominent visible texts (its level-1 headings and
+    the texts in its largest font size, then its level-2 headings, the first :data:`MAX_PROMINENT` of
+    them: what a person reads first) and with the URL's last path segment; 0 for other candidates.
+    A ``<title>`` that names the page agrees with what the page shows largest or with its URL; a
+    generic one ("Home", "Untitled", the site's name alone) does neither, whether the page shows it (in
+    its navigation) or not. Title segments (an author's name beside a book's) are left alone: they are
+    the title features' business.
 kind and place among the page's candidates
     ``kind_title`` a title segment found in the page (its layout is that of the block that holds it);
     ``in_page`` 0 for a whole title the page does not show (no box), else 1;
@@ -73,13 +81,18 @@ from mainentity.text import is_word_char, normalize_text, short_text_cache, term
 #: The fold of the 1024x768 viewport, in CSS px (Carullo & Binaghi 2010, section 3.4.1).
 FOLD_PX = 768.0
 
+#: Most prominent texts (``title_unsupported``) a page's title candidates are compared with: a page set all
+#: in one font size has every text at its largest.
+MAX_PROMINENT = 20
+
 #: Column names of :func:`candidate_features`, in order.
 TRANSFER_FEATURES = (
     "h1", "heading", "fsize_ratio", "fsize_rank", "bold", "weight", "y_fold", "above_fold", "x_centre",
     "width", "lines", "log_words", "upper_share", "digit_share", "in_link", "title_dice",
     "title_segment_dice", "title_segment_exact", "segment_recall", "title_last_segment", "in_title",
     "title_precision", "meta_dice", "jsonld_dice", "url_dice", "site_name", "holds_site_name", "anchor_dice",
-    "kind_title", "in_page", "merged", "coverage", "order", "repeats", "first_h1", "best_title_dice", *SITE_FEATURES,
+    "title_unsupported", "kind_title", "in_page", "merged", "coverage", "order", "repeats", "first_h1",
+    "best_title_dice", *SITE_FEATURES,
 )
 
 #: Features whose larger values can only make a candidate more (+1) or less (-1) likely the main entity,
@@ -88,6 +101,7 @@ TRANSFER_FEATURES = (
 MONOTONIC_FEATURES = {
     "h1": 1, "heading": 1, "fsize_ratio": 1, "fsize_rank": 1, "title_dice": 1, "title_segment_dice": 1,
     "title_segment_exact": 1, "segment_recall": 1, "meta_dice": 1, "jsonld_dice": 1, "url_dice": 1, "anchor_dice": 1,
+    "title_unsupported": -1,
     "site_name": -1, "holds_site_name": -1, "title_last_segment": -1, "template_share": -1, "slot_variety": 1,
 }
 
@@ -264,6 +278,20 @@ def _dice_with_references(texts: Sequence[str], reference_groups: Sequence[Seque
     return out
 
 
+def _prominent_texts(texts: Sequence[str], level: np.ndarray, size: np.ndarray) -> list[str]:
+    """The page's most prominent texts: level-1 headings and texts in the largest font size, then level-2
+    headings, each once, in candidate order within each, the first :data:`MAX_PROMINENT`.
+
+    >>> _prominent_texts(["Home", "Lamp", "Shop", "Lamp"], np.array([0, 2, 1, 0]), np.array([14.0, 24.0, 20.0, 30.0]))
+    ['Shop', 'Lamp']
+    """
+    largest = size.max() if len(size) else 0.0
+    first = (level == 1) | ((size == largest) & (largest > 0))
+    ordered = [text for text, keep in zip(texts, first, strict=True) if keep]
+    ordered += [text for text, keep in zip(texts, level == 2, strict=True) if keep]
+    return list(dict.fromkeys(ordered))[:MAX_PROMINENT]
+
+
 def candidate_features(
     candidates: Sequence[TextBlock],
     page: Page,
@@ -357,6 +385,7 @@ def candidate_features(
         [own_title] if own_title and not _is_site_name(own_title, site_names) else [], segments,
         meta + [s for title in meta for s in split_title(title)],
         jsonld_titles(page.html), [slug], list(page.anchors),
+        _prominent_texts(texts, level, size),
     ])
     columns["title_dice"], columns["title_segment_dice"] = dice[:, 0], dice[:, 1]
     columns["title_segment_exact"] = np.array([key in segment_keys for key in normalized], dtype=float)
@@ -376,8 +405,12 @@ def candidate_features(
     columns["site_name"] = np.array([_is_site_name(text, site_names) for text in texts], dtype=float)
     columns["holds_site_name"] = np.array([_holds_site_name(text, site_names) for text in texts], dtype=float)
     columns["anchor_dice"] = dice[:, 5]
+    is_title = np.array([candidate.kind == "title" for candidate in candidates])
+    whole_keys = set(title_keys)
+    is_whole_title = is_title | np.array([key in whole_keys for key in normalized])
+    columns["title_unsupported"] = np.where(is_whole_title, 1.0 - np.maximum(dice[:, 6], dice[:, 4]), 0.0)
 
-    columns["kind_title"] = np.array([candidate.kind == "title" for candidate in candidates], dtype=float)
+    columns["kind_title"] = is_title.astype(float)
     columns["in_page"] = (width > 0).astype(float)
     columns["merged"] = np.array([candidate.merged for candidate in candidates], dtype=float)
     columns["coverage"] = _coverage(candidates, normalized)

@@ -10,7 +10,9 @@ take the unscaled, mixed features as they are), a logistic regression on standar
 smooth linear model and the trees alike).
 
 The calibrator maps a page's best score to the probability that the answer is right, by isotonic
-regression on answers given on held-out pages (Zadrozny & Elkan 2002).
+regression on answers given on held-out pages (Zadrozny & Elkan 2002), with a logistic tail below the
+lowest held-out score (Platt 1999) so that a score far below what was seen reads as unlikely, not as
+the lowest step.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 from functools import cache
 
 import numpy as np
+from scipy.special import expit
 from sklearn.base import BaseEstimator, clone
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.isotonic import IsotonicRegression
@@ -218,27 +221,52 @@ def _thread_pools() -> ThreadpoolController:
 class AnswerCalibrator(BaseEstimator):
     """Map a page's best candidate score to the probability that its answer is right.
 
-    Isotonic regression (non-decreasing, clipped outside the seen range) fitted on held-out answers.
+    Within the range of held-out scores it was fitted on, and above it, the map is isotonic regression
+    (non-decreasing, clipped above the range) [1]_. Below the lowest seen score ``s_0`` isotonic
+    regression knows nothing and would repeat its lowest step for every lower score, however far; there
+    the log-odds fall linearly from that step's probability ``p_0`` with the slope ``a`` of a logistic
+    regression fitted to the same answers (Platt scaling [2]_):
+
+        p(s) = sigmoid(logit(p_0) + a (s - s_0)),  s < s_0,
+
+    continuous at ``s_0`` and tending to 0 as ``s`` falls (``p_0`` is first clipped into
+    [1e-6, 1 - 1e-6] so that a lowest step of 1 still falls). A slope that is not positive (scores that
+    do not separate right from wrong answers) leaves the lowest step flat, as before.
 
     Attributes
     ----------
     thresholds_x_, thresholds_y_ : ndarray of shape (n_thresholds,)
         The fitted step function (scores and probabilities), interpolated linearly.
+    tail_slope_ : float
+        ``a`` above, >= 0, in log-odds per score unit.
 
     References
     ----------
     .. [1] Zadrozny & Elkan (2002), "Transforming classifier scores into accurate multiclass
        probability estimates", KDD.
+    .. [2] Platt (1999), "Probabilistic outputs for support vector machines and comparisons to
+       regularized likelihood methods", Advances in Large Margin Classifiers.
 
     Examples
     --------
-    >>> calibrator = AnswerCalibrator().fit(np.array([-2.0, -1.0, 1.0, 2.0]), np.array([0, 0, 1, 1]))
-    >>> calibrator.predict_proba(np.array([-3.0, 3.0])).tolist()
-    [0.0, 1.0]
+    >>> calibrator = AnswerCalibrator().fit(np.array([-2.0, -1.0, 1.0, 2.0]), np.array([1, 0, 1, 1]))
+    >>> calibrator.predict_proba(np.array([-2.0, -1.0, 2.0, 9.0])).tolist()  # isotonic, clipped above
+    [0.5, 0.5, 1.0, 1.0]
+    >>> bool(calibrator.predict_proba([-3.0])[0] < 0.5), bool(calibrator.predict_proba([-40.0])[0] < 0.01)
+    (True, True)
     """
 
+    #: Bound on ``p_0`` away from 0 and 1 for the tail's log-odds.
+    TAIL_EPSILON = 1e-6
+
     def fit(self, scores, correct) -> AnswerCalibrator:
-        """Fit on ``scores`` of shape (n_pages,) and ``correct`` (1 when that answer was right)."""
+        """Fit on ``scores`` of shape (n_pages,) and ``correct`` (1 when that answer was right).
+
+        Raises
+        ------
+        ValueError
+            If the two differ in length or are empty.
+        """
         scores = np.asarray(scores, dtype=float)
         correct = np.asarray(correct, dtype=float)
         if len(scores) == 0 or len(scores) != len(correct):
@@ -246,12 +274,23 @@ class AnswerCalibrator(BaseEstimator):
         isotonic = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(scores, correct)
         self.thresholds_x_ = np.asarray(isotonic.X_thresholds_, dtype=float)
         self.thresholds_y_ = np.asarray(isotonic.y_thresholds_, dtype=float)
+        self.tail_slope_ = 0.0
+        if len(np.unique(correct)) == 2:
+            platt = LogisticRegression().fit(scores.reshape(-1, 1), correct.astype(int))
+            self.tail_slope_ = max(float(platt.coef_[0, 0]), 0.0)
         return self
 
     def predict_proba(self, scores) -> np.ndarray:
         """Probability in [0, 1] that each answer is right; shape (n_pages,)."""
         check_is_fitted(self)
-        return np.interp(np.asarray(scores, dtype=float), self.thresholds_x_, self.thresholds_y_)
+        scores = np.asarray(scores, dtype=float)
+        probabilities = np.interp(scores, self.thresholds_x_, self.thresholds_y_)
+        below = scores < self.thresholds_x_[0]
+        if self.tail_slope_ > 0 and below.any():
+            p_0 = np.clip(self.thresholds_y_[0], self.TAIL_EPSILON, 1.0 - self.TAIL_EPSILON)
+            log_odds = np.log(p_0 / (1.0 - p_0)) + self.tail_slope_ * (scores[below] - self.thresholds_x_[0])
+            probabilities[below] = np.minimum(expit(log_odds), self.thresholds_y_[0])
+        return probabilities
 
 
 def cross_fitted_scores(ranker: CandidateRanker, X, y, groups, folds) -> np.ndarray:

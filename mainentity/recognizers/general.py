@@ -11,7 +11,11 @@ Built for sites no label and no training run has touched. For each page:
    ``vote_margin`` of its best takes that candidate instead. No label is used;
 5. the answer's score is the calibrated probability that it is right
    (:class:`~mainentity.models.ranker.AnswerCalibrator`, fitted on held-out folds: by site when the
-   training data has several sites, else by page); below ``abstain_below`` the page gets no answer.
+   training data has several sites, else by page; a score below every held-out one falls towards 0
+   on a logistic tail); below ``abstain_below`` the page gets no answer.
+
+Training adds, for each site, one of its pages again with a generic ``<title>`` (``generic_title_share``),
+so that a title the page does not support loses to the page's own heading.
 
 A very large site can be predicted in shards (the :class:`~mainentity.recognizers.base.Recognizer`
 protocol for site-level recognisers): its :class:`~mainentity.features.site.SiteProfile` is counted
@@ -32,7 +36,7 @@ from __future__ import annotations
 
 import warnings
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -40,6 +44,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from mainentity.features.candidates import page_candidates, page_title_segments
+from mainentity.features.generic_titles import short_link_texts, with_generic_title
 from mainentity.features.labels import main_entity_labels
 from mainentity.features.site import SITE_FEATURES, SiteProfile, site_profile, slot_of
 from mainentity.features.transfer import (
@@ -54,10 +59,11 @@ from mainentity.records import Document, Page, Prediction, TextBlock
 _SITE_COLUMNS = [TRANSFER_FEATURES.index(name) for name in SITE_FEATURES]
 
 
-def _by_site(documents: Sequence[Document]) -> dict[str, list[int]]:
-    sites: dict[str, list[int]] = defaultdict(list)
+def _by_site(documents: Sequence[Document], site_keys: Sequence[Hashable] | None = None) -> dict[Hashable, list[int]]:
+    """Indices of the documents of each site (by ``site_keys`` when given, else by their pages' site ids)."""
+    sites: dict[Hashable, list[int]] = defaultdict(list)
     for i, document in enumerate(documents):
-        sites[document.page.site_id].append(i)
+        sites[document.page.site_id if site_keys is None else site_keys[i]].append(i)
     return sites
 
 
@@ -96,6 +102,14 @@ class ScoredPage:
     error: str = ""
 
 
+def _shows_main_entity(document: Document) -> bool:
+    """Whether a visible text block or segment of the page is its main entity: without its title, only
+    such a page still has an answer to learn."""
+    rendered = document.rendered
+    texts = [block.text for block in (*rendered.blocks, *rendered.segments) if not block.hidden]
+    return bool(texts) and bool(main_entity_labels(texts, document.page.main_entity).any())
+
+
 class GeneralRecognizer(Recognizer):
     """Recognise the main entity of pages of any site by ranking candidates (see the module docstring).
 
@@ -115,6 +129,18 @@ class GeneralRecognizer(Recognizer):
         Share of the training pages of multi-page sites whose site features are set to those of a
         one-page site, so the ranker also learns to answer without site evidence (a dump of unrelated
         pages).
+    generic_title_share : float, default 0.5
+        Share of the training sites one page of which (a page that shows its main entity) is added
+        again with a generic ``<title>`` and no meta titles, labels unchanged
+        (:mod:`mainentity.features.generic_titles`): the text of one of its own short links (as a
+        site's "Home" or name in its navigation), or of another page's when it has none (a title it
+        does not show, as "Untitled"). Each copy is profiled as a site of one page, as a lone page with
+        such a title is where site evidence cannot help. So the ranker learns that a title the page
+        does not support is not its main entity instead of "the whole title wins". One page per site,
+        not a share of pages: many copies of one template teach that template's layout (trained on
+        christianbook alone, a quarter of its pages so copied made the layout of its product name
+        outweigh title agreement on Readability's pages: ROUGE-1 F1 0.79 against 0.96; even its one
+        copy costs 3 of those 93 pages, ``benchmarks/results/generic_titles.md``). 0 adds none.
     site_vote : bool, default True
         Site-level inference (step 4).
     vote_min_pages : int, default 3
@@ -141,12 +167,16 @@ class GeneralRecognizer(Recognizer):
     calibrator_ : AnswerCalibrator or None
     feature_names_ : tuple of str
     n_training_pages_, n_training_candidates_ : int
+        Labeled pages trained on, and candidates (those of the generic-title copies included).
+    n_generic_title_copies_ : int
+        Pages added with a generic title (``generic_title_share``).
     """
 
     site_level: ClassVar[bool] = True
 
     def __init__(self, method="gbm", max_iter=200, learning_rate=0.1, max_depth=4, min_samples_leaf=40, l2=1.0,
-                 monotonic=True, max_negatives=100, site_features=True, site_dropout=0.5, site_vote=True,
+                 monotonic=True, max_negatives=100, site_features=True, site_dropout=0.5, generic_title_share=0.5,
+                 site_vote=True,
                  vote_min_pages=3, vote_share=0.5, vote_margin=2.0, calibrate=True, n_folds=5, abstain_below=0.0,
                  n_top=5, random_state=None):
         self.method = method
@@ -159,6 +189,7 @@ class GeneralRecognizer(Recognizer):
         self.max_negatives = max_negatives
         self.site_features = site_features
         self.site_dropout = site_dropout
+        self.generic_title_share = generic_title_share
         self.site_vote = site_vote
         self.vote_min_pages = vote_min_pages
         self.vote_share = vote_share
@@ -191,10 +222,12 @@ class GeneralRecognizer(Recognizer):
         return [candidate_features(page, document.page, document.rendered, profile, page_slots)
                 for document, page, page_slots in zip(site, candidates, slots, strict=True)]
 
-    def _page_candidates(self, documents: Sequence[Document]) -> list[tuple[list[TextBlock], np.ndarray, list[str]]]:
-        """Candidates, features and slots of every document (site profiles over the given documents)."""
+    def _page_candidates(self, documents: Sequence[Document], site_keys: Sequence[Hashable] | None = None,
+                         ) -> list[tuple[list[TextBlock], np.ndarray, list[str]]]:
+        """Candidates, features and slots of every document (site profiles over the given documents, grouped
+        by ``site_keys`` when given)."""
         out: list = [None] * len(documents)
-        for indices in _by_site(documents).values():
+        for indices in _by_site(documents, site_keys).values():
             site = [documents[i] for i in indices]
             candidates, slots = self._site_candidates(site)
             features = self._features(site, candidates, slots, self._profile(site, candidates, slots))
@@ -216,12 +249,16 @@ class GeneralRecognizer(Recognizer):
         """
         usable = [d for d in documents if d.rendered is not None and d.page.main_entity]
         rng = np.random.default_rng(self.random_state)
-        features = self._page_candidates(usable)
+        augmented, site_keys = self._with_generic_titles(usable)
+        features = self._page_candidates(augmented, site_keys)
         rows, labels, groups, sites = [], [], [], []
-        site_ids = {site: k for k, site in enumerate(_by_site(usable))}
-        for page_id, (document, (candidates, x, _)) in enumerate(zip(usable, features, strict=True)):
+        site_ids = {site: k for k, site in enumerate(_by_site(usable))}  # a copy is held out with its site
+        n_skipped, n_copies = len(documents) - len(usable), 0
+        for page_id, (document, (candidates, x, _)) in enumerate(zip(augmented, features, strict=True)):
             if not candidates:
+                n_skipped += page_id < len(usable)
                 continue
+            n_copies += page_id >= len(usable)
             y = main_entity_labels([c.text for c in candidates], document.page.main_entity)
             negatives = np.flatnonzero(~y)
             if len(negatives) > self.max_negatives:
@@ -235,8 +272,8 @@ class GeneralRecognizer(Recognizer):
             labels.append(y)
             groups.append(np.full(len(y), page_id))
             sites.append(np.full(len(y), site_ids[document.page.site_id]))
-        if len(rows) < len(documents):
-            warnings.warn(f"{len(documents) - len(rows)} of {len(documents)} training documents skipped "
+        if n_skipped:
+            warnings.warn(f"{n_skipped} of {len(documents)} training documents skipped "
                           "(not rendered, unlabeled or without candidates)", stacklevel=2)
         if not rows:
             raise ValueError("no training document has candidates")
@@ -244,9 +281,42 @@ class GeneralRecognizer(Recognizer):
         self.ranker_ = self._ranker().fit(X, y, groups)
         self.calibrator_ = self._fit_calibrator(X, y, groups, sites) if self.calibrate else None
         self.feature_names_ = TRANSFER_FEATURES
-        self.n_training_pages_ = len(rows)
+        self.n_training_pages_ = len(rows) - n_copies
+        self.n_generic_title_copies_ = n_copies
         self.n_training_candidates_ = len(y)
         return self
+
+    def _with_generic_titles(self, documents: Sequence[Document]) -> tuple[list[Document], list[Hashable]]:
+        """The training documents followed by the generic-title copies (see ``generic_title_share``), and
+        the site key of each (the copies are sites of one page).
+
+        Draws from a random stream of its own (``random_state``, 1), so the other draws of :meth:`fit`
+        do not depend on the share.
+        """
+        site_keys: list[Hashable] = [document.page.site_id for document in documents]
+        if self.generic_title_share <= 0:
+            return list(documents), site_keys
+        rng = np.random.default_rng(None if self.random_state is None else [self.random_state, 1])
+        links = [short_link_texts(document.rendered, document.page.main_entity) for document in documents]
+        pool = sorted({text for texts in links for text in texts})
+        copies: list[Document] = []
+        by_site = _by_site(documents)
+        for site in sorted(by_site):  # sites and pages in a fixed order: the same copies whatever the input order
+            shown = sorted((i for i in by_site[site] if _shows_main_entity(documents[i])),
+                           key=lambda i: documents[i].page.path)
+            if not shown or rng.random() >= self.generic_title_share:
+                continue
+            i = shown[rng.integers(len(shown))]
+            own, labels = links[i], documents[i].page.main_entity
+            if own:  # as a site's "Home" or name: a text its navigation shows
+                title = own[rng.integers(len(own))]
+            else:  # another page's link text, which this page does not show ("Untitled")
+                title = next((text for text in (pool[k] for k in rng.integers(len(pool), size=8))
+                              if text not in own and not main_entity_labels([text], labels)[0]), None) if pool else None
+            if title is not None:
+                copies.append(Document(documents[i].page, with_generic_title(documents[i].rendered, title)))
+                site_keys.append(("generic title", len(copies)))
+        return [*documents, *copies], site_keys
 
     def _fit_calibrator(self, X, y, groups, sites) -> AnswerCalibrator | None:
         """Isotonic map from a page's best held-out score to whether that answer was right."""
