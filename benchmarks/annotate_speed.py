@@ -27,10 +27,10 @@ sys.path.insert(0, str(REPO / "tests"))
 
 from annotate_browser import running_app  # noqa: E402
 
+from mainentity._files import write_text_atomic  # noqa: E402
 from mainentity.annotate.manifest import LabelState, ManifestLabels  # noqa: E402
 from mainentity.annotate.session import AnnotationSession  # noqa: E402
 from mainentity.config import RenderConfig  # noqa: E402
-from mainentity.evaluation.report import write_text_atomic  # noqa: E402
 
 SITE = REPO / "datasets" / "sample-shop" / "sites" / "sample-shop"
 

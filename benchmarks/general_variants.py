@@ -17,9 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
+from mainentity._files import write_text_atomic
 from mainentity.config import load_benchmark_config, load_config
 from mainentity.evaluation.metrics import score_page
-from mainentity.evaluation.report import write_text_atomic
 from mainentity.pipeline import iter_documents, load_labeled_pages, page_key, train_test_folds
 from mainentity.recognizers.base import make_recognizer
 

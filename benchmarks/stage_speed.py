@@ -44,9 +44,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from mainentity._files import write_text_atomic
 from mainentity.benchmark.run import PeakRSS, tool_versions
 from mainentity.cleaning import make_cleaner
-from mainentity.evaluation.report import markdown_table, write_text_atomic
+from mainentity.evaluation.report import markdown_table
 from mainentity.pipeline import load_pages, predict_documents
 from mainentity.recognizers.base import make_recognizer
 from mainentity.recognizers.msrbfn import MSRBFNRecognizer, page_features

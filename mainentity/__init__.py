@@ -22,13 +22,13 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
+from mainentity._version import __version__
 from mainentity.records import Document, Page, Prediction, RenderedPage, TextBlock
 
 if TYPE_CHECKING:
     from mainentity.api import Model, extract, load_model
     from mainentity.sitedump import SiteDump, page_from_html, read_site_dump
 
-__version__ = "0.1.0"
 
 #: Public names imported on first use: name -> module.
 _LAZY = {

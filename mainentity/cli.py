@@ -10,7 +10,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from mainentity import __version__
+from mainentity._version import __version__
 
 logger = logging.getLogger("mainentity")
 
@@ -183,8 +183,8 @@ def run_command(args: argparse.Namespace) -> int:
 
         import yaml
 
+        from mainentity._files import write_text_atomic
         from mainentity.config import RenderConfig
-        from mainentity.evaluation.report import write_text_atomic
 
         params = {}
         for pair in args.param:

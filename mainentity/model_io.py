@@ -35,7 +35,7 @@ import os
 import zipfile
 from pathlib import Path
 
-from mainentity import __version__
+from mainentity._version import __version__
 
 #: Name of a model file inside a model directory.
 MODEL_FILE = "model.skops"

@@ -29,10 +29,10 @@ from typing import TYPE_CHECKING
 import yaml
 from tqdm import tqdm
 
-from mainentity import __version__
+from mainentity._files import write_text_atomic
+from mainentity._version import __version__
 from mainentity.collector import fewer_cycle_collections
 from mainentity.config import CleaningConfig, Config, RenderConfig, config_from_dict, config_to_dict
-from mainentity.evaluation.report import write_text_atomic
 from mainentity.model_io import MODEL_FILE, ModelFormatError, load_model_file, save_model_file
 from mainentity.pipeline import (
     anchor_coverage_notes,

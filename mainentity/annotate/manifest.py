@@ -13,7 +13,7 @@ never drop each other's changes. Each page state has a version (a digest of its 
 flag); a change names the version it was made from, and is refused with :class:`LabelConflict` when
 the page changed since, so one tab never overwrites labels it has not seen. The new manifest is
 written to a temporary file, flushed to disk and renamed over the old one
-(:func:`mainentity.evaluation.report.write_text_atomic`): a crash or Ctrl-C leaves the old manifest or
+(:func:`mainentity._files.write_text_atomic`): a crash or Ctrl-C leaves the old manifest or
 the new one. Every other line is kept byte for byte (bad lines and duplicates included), and the
 changed line keeps its other fields and their order.
 
@@ -34,7 +34,7 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from mainentity.evaluation.report import write_text_atomic
+from mainentity._files import write_text_atomic
 from mainentity.sitedump import MANIFEST_NAME, PageReadError, find_page_files, manifest_entry_problem
 from mainentity.text import collapse_whitespace
 

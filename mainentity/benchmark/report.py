@@ -28,8 +28,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from mainentity._files import write_text_atomic
 from mainentity.evaluation.bootstrap import add_ci_columns
-from mainentity.evaluation.report import markdown_table, summarize, with_intervals, write_text_atomic
+from mainentity.evaluation.report import markdown_table, summarize, with_intervals
 from mainentity.recognizers.peers import PEER_NAMES
 
 __all__ = [

@@ -36,10 +36,11 @@ from pathlib import Path
 import pandas as pd
 from sklearn.base import clone
 
-from mainentity import __version__
+from mainentity._files import write_text_atomic
+from mainentity._version import __version__
 from mainentity.benchmark.report import write_benchmark_report
 from mainentity.config import BenchmarkConfig, Config, DataConfig, SystemConfig
-from mainentity.evaluation.report import concat_per_page, evaluate_predictions, per_site, write_text_atomic
+from mainentity.evaluation.report import concat_per_page, evaluate_predictions, per_site
 from mainentity.pipeline import (
     fit_cleaners,
     fit_recognizer,

@@ -21,9 +21,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from mainentity._files import write_text_atomic
 from mainentity.evaluation.bootstrap import bootstrap_ci
 from mainentity.evaluation.metrics import score_page
-from mainentity.evaluation.report import markdown_table, write_text_atomic
+from mainentity.evaluation.report import markdown_table
 from mainentity.sitedump import read_manifest
 
 __all__ = ["AGREEMENT_METRICS", "LabelFile", "agreement_per_page", "read_label_file", "write_agreement_report"]

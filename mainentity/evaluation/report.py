@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import math
 import os
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from mainentity._files import write_text_atomic
 from mainentity.evaluation.metrics import METRICS, SCORE_KEYS, f1_from, score_page
 from mainentity.records import Page, Prediction
 
@@ -46,7 +46,6 @@ __all__ = [
     "summarize",
     "with_intervals",
     "write_report",
-    "write_text_atomic",
 ]
 
 #: Columns of a per-page table, in order. ``gold`` is the label alternative the text metrics used,
@@ -329,41 +328,6 @@ def with_intervals(summary: pd.DataFrame, floatfmt: str) -> pd.DataFrame:
             ]
             table = table.drop(columns=[low, high])
     return table
-
-
-def _current_umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-_UMASK = _current_umask()
-
-
-def write_text_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and ``os.replace``: readers never see half a file.
-
-    The temporary file is flushed to disk (``fsync``) before the rename, so after a crash ``path`` holds
-    the old text or the new one, never an empty file. The file gets the usual permissions (0666 less
-    the umask), not ``tempfile``'s 0600.
-    """
-    with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.",
-                                     suffix=".tmp", delete=False, newline="") as handle:
-        tmp = Path(handle.name)
-        try:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        except BaseException:
-            handle.close()
-            tmp.unlink(missing_ok=True)
-            raise
-    try:
-        os.chmod(tmp, 0o666 & ~_UMASK)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 _DEFINITIONS = [

@@ -1,0 +1,66 @@
+"""File writes that never leave half a file: the base layer every stage may use.
+
+Imports nothing from the package (and no heavy library), so a module that writes a file does not load
+the evaluation stack (pandas, scikit-learn) to do it.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _current_umask()
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and ``os.replace``: readers never see half a file.
+
+    The temporary file is flushed to disk (``fsync``) before the rename, so after a crash ``path`` holds
+    the old text or the new one, never an empty file. The file gets the usual permissions (0666 less
+    the umask), not ``tempfile``'s 0600.
+
+    Parameters
+    ----------
+    path : Path
+        The file to write; its directory must exist.
+    text : str
+        Written as UTF-8, line endings unchanged.
+
+    Raises
+    ------
+    OSError
+        If the directory is missing or not writable (no temporary file is left behind).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> target = Path(tempfile.mkdtemp()) / "notes.md"
+    >>> write_text_atomic(target, "# Notes\\n")
+    >>> target.read_text(encoding="utf-8")
+    '# Notes\\n'
+    """
+    with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.",
+                                     suffix=".tmp", delete=False, newline="") as handle:
+        tmp = Path(handle.name)
+        try:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        except BaseException:
+            handle.close()
+            tmp.unlink(missing_ok=True)
+            raise
+    try:
+        os.chmod(tmp, 0o666 & ~_UMASK)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
