@@ -1,0 +1,55 @@
+"""``mainentity predict`` writes the same rows, byte for byte, as before the pipeline was reshaped.
+
+The reference rows were written by ``mainentity predict`` with the shipped general model and a cold
+render cache: the sample shop's 42 rows are in ``tests/golden/predict-sample-shop.jsonl``; the first
+100 pages of the christianbook dataset (rows not committed: the pages are research-use data) are
+checked by the SHA-256 of their sorted rows. Rows come in order of completion, so both sides are
+sorted before they are compared.
+"""
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import REPO, SAMPLE_SHOP
+
+from mainentity.cli import main
+
+GOLDEN = REPO / "tests" / "golden"
+
+#: SHA-256 of the sorted rows (newline after each) of the first 100 christianbook pages.
+CHRISTIANBOOK_100_SHA256 = "7ed81ab98627668cfb3b5eeb01213b1b4d2dd9cf3a5e5d5da105b0c304ea22d1"
+
+
+def predicted_rows(inputs: Path, tmp_path: Path, monkeypatch) -> list[bytes]:
+    """The sorted rows of ``mainentity predict inputs`` with a cold render cache of its own."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # the default render cache lives there
+    out = tmp_path / "rows.jsonl"
+    assert main(["predict", str(inputs), "-o", str(out)]) == 0
+    return sorted(out.read_bytes().splitlines())
+
+
+@pytest.mark.browser
+def test_sample_shop_rows_are_unchanged(tmp_path, monkeypatch):
+    rows = predicted_rows(SAMPLE_SHOP, tmp_path, monkeypatch)
+    expected = (GOLDEN / "predict-sample-shop.jsonl").read_bytes().splitlines()
+    assert len(rows) == 42
+    assert rows == expected
+
+
+@pytest.mark.browser
+@pytest.mark.shared_data
+def test_christianbook_rows_are_unchanged(shared_datasets, tmp_path, monkeypatch):
+    source = shared_datasets / "swde-book-christianbook" / "sites" / "christianbook"
+    site = tmp_path / "christianbook-100" / "sites" / "christianbook"
+    (site / "pages").mkdir(parents=True)
+    lines = (source / "manifest.jsonl").read_text(encoding="utf-8").splitlines()[:100]
+    for line in lines:
+        shutil.copyfile(source / json.loads(line)["path"], site / json.loads(line)["path"])
+    (site / "manifest.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    rows = predicted_rows(site.parents[1], tmp_path, monkeypatch)
+    assert len(rows) == 100
+    assert all(json.loads(row)["error"] == "" for row in rows)
+    assert hashlib.sha256(b"\n".join(rows) + b"\n").hexdigest() == CHRISTIANBOOK_100_SHA256
