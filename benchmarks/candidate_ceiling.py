@@ -18,7 +18,8 @@ import numpy as np
 from mainentity.config import RenderConfig
 from mainentity.evaluation.metrics import score_page
 from mainentity.features.candidates import page_candidates
-from mainentity.pipeline import iter_documents, load_pages
+from mainentity.loading import load_pages
+from mainentity.pipeline import iter_documents
 
 DEFAULT_DATASETS = ("../shared/datasets/swde-book-christianbook", "../shared/datasets/readability-realworld",
                     "datasets/sample-shop")
@@ -37,9 +38,11 @@ def main(argv: list[str] | None = None) -> int:
     print("| dataset | pages | candidates/page | ceiling ROUGE-1 F1 | ceiling exact | blocks only: F1 | exact |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for dataset in args.datasets:
-        pages = [page for page in load_pages([dataset]).pages if page.main_entity]
+        loaded = load_pages([dataset])
+        pages = [page for page in loaded.pages if page.main_entity]
         rows = []
-        for page, document, _ in iter_documents(pages, needs_render=True, render=RenderConfig()):
+        for page, document, _ in iter_documents(pages, needs_render=True, render=RenderConfig(),
+                                                subresources=loaded.subresources):
             if document is None:
                 rows.append((0, 0.0, 0.0, 0.0, 0.0))
                 continue

@@ -47,7 +47,8 @@ from pathlib import Path
 
 from mainentity.cleaning import cleaner_names, make_cleaner
 from mainentity.config import CleaningConfig, OutputConfig, RenderConfig, load_config
-from mainentity.pipeline import iter_documents, load_pages
+from mainentity.loading import load_pages
+from mainentity.pipeline import iter_documents
 from mainentity.text import normalize_text
 
 
@@ -113,7 +114,8 @@ def run_test_documents(config) -> list:
         labeled = [labeled[i] for i in sorted(keep)]
     _, test_pages = split_pages(labeled, method=data.split, train_fraction=data.train_fraction,
                                 random_state=config.seed)
-    return [doc for _, doc, _ in iter_documents(test_pages, needs_render=True, render=config.render) if doc]
+    stream = iter_documents(test_pages, needs_render=True, render=config.render, subresources=loaded.subresources)
+    return [doc for _, doc, _ in stream if doc]
 
 
 def mean_rouge1(predictions, documents) -> float:
@@ -142,8 +144,9 @@ def measure_models(
       the median of ``e2e_repeats`` timings taken after all training with the methods interleaved;
     - ``cleaning_fit_s``: seconds to fit the per-site cleaners of the run.
     """
+    from mainentity.model_store import load_trained_model
     from mainentity.pipeline import clean_documents
-    from mainentity.runs import load_model, predict, train
+    from mainentity.runs import predict, train
 
     rows, run_dirs = [], []
     for config_path in config_paths:
@@ -168,11 +171,11 @@ def measure_models(
                     "cleaning_fit_s": meta["timings"].get("cleaning_fit_s"),
                 }
                 if method == "none":
-                    none_model = load_model(run_dir)
+                    none_model = load_trained_model(run_dir)
                     row["rouge1_f_clean_test_only"] = row["rouge1_f"]
                 elif none_model is not None:
                     test_documents = run_test_documents(config)
-                    cleaned = clean_documents(test_documents, load_model(run_dir).cleaners)
+                    cleaned = clean_documents(test_documents, load_trained_model(run_dir).cleaners)
                     row["rouge1_f_clean_test_only"] = mean_rouge1(
                         none_model.recognizer.predict(cleaned), test_documents
                     )
@@ -256,9 +259,11 @@ def main(argv=None) -> int:
     render = RenderConfig(cache_dir=args.cache_dir, concurrency=args.concurrency)
     cleaning_rows, model_rows = [], []
     for dataset in args.dataset:
-        pages = load_pages([dataset], max_pages_per_site=args.max_pages_per_site).pages
+        loaded = load_pages([dataset], max_pages_per_site=args.max_pages_per_site)
+        pages = loaded.pages
         tick = time.perf_counter()
-        documents = [doc for _, doc, _ in iter_documents(pages, needs_render=True, render=render) if doc]
+        stream = iter_documents(pages, needs_render=True, render=render, subresources=loaded.subresources)
+        documents = [doc for _, doc, _ in stream if doc]
         documents.sort(key=lambda doc: (doc.page.site_id, doc.page.path))
         print(f"# {dataset}: {len(documents)} rendered of {len(pages)} pages "
               f"({time.perf_counter() - tick:.1f} s)", flush=True)

@@ -41,7 +41,8 @@ import yaml
 
 from mainentity.config import config_to_dict, load_config
 from mainentity.distributed import DaskSites
-from mainentity.runs import PRETRAINED_DIR, predict
+from mainentity.model_store import PRETRAINED_DIR
+from mainentity.runs import predict
 
 DEFAULT_DATASET = "../shared/datasets/readability-realworld"
 #: Predicted first in each way of running, untimed: the imports, the model's first load and Chromium's

@@ -26,10 +26,11 @@ from collections import Counter
 from pathlib import Path
 
 from mainentity.config import RenderConfig
-from mainentity.pipeline import iter_documents, load_pages, predict_documents
+from mainentity.loading import load_pages
+from mainentity.model_store import load_trained_model
+from mainentity.pipeline import iter_documents, predict_documents
 from mainentity.render import Renderer, RenderSettings
 from mainentity.render import browser as browser_module
-from mainentity.runs import load_model
 
 DEFAULT_DATASET = "../shared/datasets/swde-book-christianbook"
 
@@ -61,13 +62,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baseline-js", type=Path, help="an extraction script of text blocks only")
     args = parser.parse_args(argv)
 
-    pages = load_pages([args.dataset]).pages[: args.n_pages]
-    model = load_model(None)
+    loaded = load_pages([args.dataset])
+    pages = loaded.pages[: args.n_pages]
+    model = load_trained_model(None)
     render = model.config.render
     print(f"{len(pages)} pages of {args.dataset}; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
-    list(iter_documents(pages, needs_render=True, render=render))  # fill the cache (no-op when warm)
+    # fill the cache (no-op when warm)
+    list(iter_documents(pages, needs_render=True, render=render, subresources=loaded.subresources))
     start = time.perf_counter()
-    stream = iter_documents(pages, needs_render=True, render=render)
+    stream = iter_documents(pages, needs_render=True, render=render, subresources=loaded.subresources)
     predictions = predict_documents(model.recognizer, stream, pages_per_site=Counter(p.site_id for p in pages))
     elapsed = time.perf_counter() - start
     print(f"general, end to end with a warm render cache: {len(predictions) / elapsed:.1f} pages/s "

@@ -20,7 +20,8 @@ import numpy as np
 from mainentity._files import write_text_atomic
 from mainentity.config import load_benchmark_config, load_config
 from mainentity.evaluation.metrics import score_page
-from mainentity.pipeline import iter_documents, load_labeled_pages, page_key, train_test_folds
+from mainentity.loading import load_run_pages, page_key
+from mainentity.pipeline import iter_documents
 from mainentity.recognizers.base import make_recognizer
 
 REPO = Path(__file__).resolve().parents[1]
@@ -45,10 +46,11 @@ def main(argv: list[str] | None = None) -> int:
     folds = {}
     documents = {}
     for label, data in protocols:
-        _, labeled = load_labeled_pages(data, random_state=bench.seed)
-        folds[label] = train_test_folds(data, labeled, random_state=bench.seed)
+        run_pages = load_run_pages(data, random_state=bench.seed)
+        folds[label] = run_pages.folds
         pages = {page_key(p): p for fold in folds[label] for part in fold for p in part}
-        for page, document, _ in iter_documents(list(pages.values()), needs_render=True, render=bench.render):
+        for page, document, _ in iter_documents(list(pages.values()), needs_render=True, render=bench.render,
+                                                subresources=run_pages.subresources):
             if document is not None:
                 documents[page_key(page)] = document
     lines = ["| variant | " + " | ".join(label for label, _ in protocols) + " |",

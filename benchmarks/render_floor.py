@@ -26,7 +26,7 @@ from pathlib import Path
 
 from stage_speed import DEFAULT_DATASET, _floor
 
-from mainentity.pipeline import load_pages
+from mainentity.loading import load_pages
 from mainentity.render import Renderer, RenderSettings
 
 
@@ -52,13 +52,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dataset", default=DEFAULT_DATASET)
     parser.add_argument("--out", help="also write the figures as Markdown to this file")
     args = parser.parse_args(argv)
-    pages = [page for page in load_pages([args.dataset]).pages if page.main_entity][: args.n_pages]
+    loaded = load_pages([args.dataset])
+    pages = [page for page in loaded.pages if page.main_entity][: args.n_pages]
     settings = RenderSettings(concurrency=args.concurrency)
     n = len(pages)
 
     def render() -> None:
         with Renderer(settings) as renderer:
-            failed = [outcome.error for outcome in renderer.render(pages) if outcome.error]
+            failed = [outcome.error for outcome in renderer.render(pages, loaded.subresources) if outcome.error]
         if failed:
             print(f"  {len(failed)} pages failed, e.g. {failed[0]}")
 

@@ -1,6 +1,6 @@
 """Cost of predicting a large site in shards with a site-level recogniser, against predicting it whole.
 
-A cluster run splits a site of more than :data:`mainentity.runs.SHARD_PAGES` pages: one task counts the
+A cluster run splits a site of more than :data:`mainentity.scaleout.SHARD_PAGES` pages: one task counts the
 site statistics on the whole site, each shard's task scores its pages with them, and the client takes
 the site vote (:mod:`mainentity.recognizers.base`). This measures, in one process and from a warm
 render cache (the documents are read first and not timed), the seconds of each step for the shipped
@@ -28,7 +28,10 @@ import sys
 import time
 from pathlib import Path
 
-from mainentity.runs import SHARD_PAGES, load_model, load_pages, render_all
+from mainentity.loading import load_pages
+from mainentity.model_store import load_trained_model
+from mainentity.pipeline import RenderedDocuments, render_all
+from mainentity.scaleout import SHARD_PAGES
 
 DEFAULT_DATASET = "../shared/datasets/swde-book-christianbook"
 
@@ -39,11 +42,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shard-pages", type=int, default=SHARD_PAGES)
     parser.add_argument("--out", help="also append the figures as Markdown to this file")
     args = parser.parse_args(argv)
-    model = load_model(None)
+    model = load_trained_model(None)
     recognizer = model.recognizer
-    pages = load_pages([args.dataset]).pages
+    loaded = load_pages([args.dataset])
+    pages = loaded.pages
     site = [page for page in pages if page.site_id == pages[0].site_id]
-    documents, failed = render_all(site, model.config, True, desc="read")
+    documents, failed = render_all(site, RenderedDocuments(model.config.render, loaded.subresources), desc="read")
 
     started = time.perf_counter()
     whole = recognizer.predict(documents)

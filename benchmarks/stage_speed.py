@@ -48,7 +48,8 @@ from mainentity._files import write_text_atomic
 from mainentity.benchmark.run import PeakRSS, tool_versions
 from mainentity.cleaning import make_cleaner
 from mainentity.evaluation.report import markdown_table
-from mainentity.pipeline import load_pages, predict_documents
+from mainentity.loading import load_pages
+from mainentity.pipeline import predict_documents
 from mainentity.recognizers.base import make_recognizer
 from mainentity.recognizers.msrbfn import MSRBFNRecognizer, page_features
 from mainentity.recognizers.peers import PEER_NAMES, PeerUnavailableError
@@ -134,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     def render_warm_browser():
         with Renderer(settings) as renderer:
             started = time.perf_counter()
-            outcomes = list(renderer.render(pages))
+            outcomes = list(renderer.render(pages, loaded.subresources))
             return _Timed(outcomes, time.perf_counter() - started)
 
     _measure(rows, "floor (set_content)", n, floor)
@@ -148,8 +149,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"render / floor time ratio: {render_s / floor_s:.2f} (target <= 1.3)")
 
     with tempfile.TemporaryDirectory() as cache_dir:
-        _measure(rows, "render (cold cache)", n, lambda: list(render_pages(pages, settings, cache_dir)))
-        cached = _measure(rows, "render (warm cache)", n, lambda: list(render_pages(pages, settings, cache_dir)))
+        def render_cached() -> list:
+            return list(render_pages(pages, settings, cache_dir, subresources=loaded.subresources))
+
+        _measure(rows, "render (cold cache)", n, render_cached)
+        cached = _measure(rows, "render (warm cache)", n, render_cached)
         documents = [Document(o.page, o.rendered) for o in cached if o.rendered is not None]
         _measure(rows, "cleaning (SST fit+clean)", len(documents),
                  lambda: make_cleaner("sst").fit(documents).transform(documents))
@@ -168,7 +172,8 @@ def main(argv: list[str] | None = None) -> int:
                  lambda: recognizer.model_.decision_function(theta, gammas))
 
         def end_to_end():
-            stream = ((o.page, Document(o.page, o.rendered), "") for o in render_pages(pages, settings, cache_dir))
+            outcomes = render_pages(pages, settings, cache_dir, subresources=loaded.subresources)
+            stream = ((o.page, Document(o.page, o.rendered), "") for o in outcomes)
             return predict_documents(recognizer, stream, batch_size=256)
 
         _measure(rows, "end to end (warm cache)", n, end_to_end)

@@ -29,17 +29,17 @@ from pathlib import Path
 from render_speed import cpu_seconds
 
 from mainentity.render import Renderer, RenderSettings
-from mainentity.sitedump import read_dataset
+from mainentity.sitedump import SubresourceSources, read_dataset
 
 DEFAULT_DATASETS = [str(Path(__file__).resolve().parents[1] / "datasets" / "sample-shop")]
 
 
-def time_render(pages, settings: RenderSettings) -> tuple[float, float, float, float]:
+def time_render(pages, settings: RenderSettings, subresources=None) -> tuple[float, float, float, float]:
     """Render ``pages`` in a warm browser; return (seconds, CPU seconds, served/page, blocked/page)."""
     with Renderer(settings) as renderer:
-        list(renderer.render(pages[: 2 * settings.concurrency]))  # warm up: tabs open, files read
+        list(renderer.render(pages[: 2 * settings.concurrency], subresources))  # warm up: tabs open, files read
         cpu0, start = cpu_seconds(), time.perf_counter()
-        outcomes = list(renderer.render(pages))
+        outcomes = list(renderer.render(pages, subresources))
         elapsed, cpu = time.perf_counter() - start, cpu_seconds() - cpu0
     failed = [o.error for o in outcomes if o.error]
     if failed:
@@ -59,12 +59,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     print(f"concurrency {args.concurrency}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
     for dataset in args.datasets:
-        pages = [page for dump in read_dataset(dataset) for page in dump.pages][: args.n_pages]
+        dumps = read_dataset(dataset)
+        pages = [page for dump in dumps for page in dump.pages][: args.n_pages]
+        sources = SubresourceSources.of_dumps(dumps)
         runs: dict[bool, list[tuple[float, float, float, float]]] = {True: [], False: []}
         for round_ in range(args.rounds):
             for subresources in (False, True) if round_ % 2 == 0 else (True, False):
                 settings = RenderSettings(concurrency=args.concurrency, subresources=subresources)
-                runs[subresources].append(time_render(pages, settings))
+                runs[subresources].append(time_render(pages, settings, sources))
         print(f"\n{len(pages)} pages of {dataset}, {args.rounds} rounds")
         medians = {}
         for subresources, results in runs.items():

@@ -86,11 +86,13 @@ def cached_data(cache_dir: Path, site_dir: Path, n_pages: int):
     from mainentity.recognizers.msrbfn import page_features
     from mainentity.render import cache  # written by the render helper (issue 1)
     from mainentity.render.browser import RenderSettings
-    from mainentity.sitedump import read_site_dump
+    from mainentity.sitedump import SubresourceSources, read_site_dump
 
-    pages = with_incoming_anchors(read_site_dump(site_dir).pages)[:n_pages]
+    dump = read_site_dump(site_dir)
+    pages = with_incoming_anchors(dump.pages)[:n_pages]
     X_pages, gammas, y_pages = [], [], []
-    for outcome in cache.render_pages(pages, RenderSettings(), cache_dir=cache_dir):
+    sources = SubresourceSources.of_dumps([dump])
+    for outcome in cache.render_pages(pages, RenderSettings(), cache_dir=cache_dir, subresources=sources):
         if outcome.rendered is None:
             print(f"skip {outcome.error}", file=sys.stderr)
             continue

@@ -3,7 +3,7 @@
 ``predict`` reads every page's HTML (:func:`mainentity.warc.read_warcs`) before its first task, in its
 own process, also on a cluster. This writes the pages of a site dump (default: christianbook's 1000
 pages) into a WARC file with warcio's writer (``datasets/make_sample_warc.py``), reads it with
-:func:`mainentity.pipeline.load_pages` (the WARC read and the link graph, as ``predict`` does) and
+:func:`mainentity.loading.load_pages` (the WARC read and the link graph, as ``predict`` does) and
 reports what Python allocated and still holds afterwards, per page (``tracemalloc``), and at the peak.
 
 Usage::
@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dataset", default=DEFAULT_DATASET, help="a dataset whose first site is written")
     parser.add_argument("--out", help="also write the figures as Markdown to this file")
     args = parser.parse_args(argv)
-    from mainentity.pipeline import load_pages
+    from mainentity.loading import load_pages
 
     site_dir = sorted((Path(args.dataset) / "sites").iterdir())[0]
     with tempfile.TemporaryDirectory() as folder:

@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="also write the figures to this Markdown file")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(REPO))
-    from mainentity.sitedump import dump_files_for
+    from mainentity.sitedump import SubresourceSources
     from mainentity.warc import read_warcs
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
         tracemalloc.stop()
         [site] = warc_input.sites
         page = site.pages[0]
-        files = dump_files_for(page)
+        files = SubresourceSources(warc_input.subresources).for_page(page)
         task_bytes = len(pickle.dumps(warc_input.subresources[site.site_id]))
         started = time.perf_counter()
         files.find("https://big.example/site.css")

@@ -35,9 +35,10 @@ from pathlib import Path
 
 from mainentity.collector import fewer_cycle_collections
 from mainentity.config import RenderConfig
-from mainentity.pipeline import iter_documents, load_pages, predict_documents
+from mainentity.loading import load_pages
+from mainentity.model_store import load_trained_model
+from mainentity.pipeline import iter_documents, predict_documents
 from mainentity.recognizers.msrbfn import MSRBFNRecognizer
-from mainentity.runs import load_model
 
 DEFAULT_DATASET = "../shared/datasets/swde-book-christianbook"
 
@@ -91,13 +92,14 @@ def main(argv: list[str] | None = None) -> int:
     loaded = load_pages([args.dataset], anchor_url_pattern=args.anchor_url_pattern or None)
     pages = [page for page in loaded.pages if page.main_entity][: args.n_pages]
     render = RenderConfig()
-    documents = [doc for _, doc, _ in iter_documents(pages, needs_render=True, render=render) if doc is not None]
+    stream = iter_documents(pages, needs_render=True, render=render, subresources=loaded.subresources)
+    documents = [doc for _, doc, _ in stream if doc is not None]
     n = len(pages)
     lines = [f"{n} pages of {args.dataset}; {os.cpu_count()} CPUs; load average {os.getloadavg()[0]:.1f} at start"]
     print(lines[0], flush=True)
 
     def stream():
-        return iter_documents(pages, needs_render=True, render=render)
+        return iter_documents(pages, needs_render=True, render=render, subresources=loaded.subresources)
 
     def read_all():
         with fewer_cycle_collections():
@@ -108,7 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     print(lines[-1], flush=True)
     msrbfn = MSRBFNRecognizer(random_state=0).fit(documents[: round(2 / 3 * len(documents))])
     recognizers = {"msrbfn": (msrbfn, {"batch_size": 256}),
-                   "general": (load_model(None).recognizer, {"pages_per_site": Counter(p.site_id for p in pages)})}
+                   "general": (load_trained_model(None).recognizer,
+                               {"pages_per_site": Counter(p.site_id for p in pages)})}
     for name, (recognizer, options) in recognizers.items():
         rate = best_rate(n, lambda r=recognizer, o=options: predict_documents(r, stream(), **o), args.repeat)
         clear_text_caches()

@@ -23,7 +23,7 @@ sys.path.insert(0, str(REPO / "tests"))
 from annotate_browser import app_in_chromium, shown_path  # noqa: E402
 
 from mainentity.annotate.session import AnnotationSession, predict_answers  # noqa: E402
-from mainentity.runs import load_model  # noqa: E402
+from mainentity.model_store import load_trained_model  # noqa: E402
 
 SITE = REPO / "datasets" / "sample-shop" / "sites" / "sample-shop"
 
@@ -49,7 +49,7 @@ def main(argv=None) -> int:
 
     with tempfile.TemporaryDirectory() as tmp:
         site = unlabeled_copy(Path(tmp))
-        model = load_model(None)
+        model = load_trained_model(None)
         answers = predict_answers(None, site, tmp)
         session = AnnotationSession(site, render=model.config.render, answers=answers, model_name="general")
         shot = Path(tmp) / "window.png"

@@ -6,7 +6,7 @@ From Python::
 
     mainentity.extract(html, url="https://shop.example/p/kettle").main_entity   # one page
     with mainentity.load_model() as model:                                       # many pages
-        predictions = model.predict(mainentity.read_site_dump("dump/").pages)
+        predictions = model.predict(mainentity.read_site_dump("dump/"))
 
 The data flow, one module (or subpackage) per stage::
 

@@ -22,16 +22,15 @@ import dataclasses
 import os
 import threading
 import weakref
-from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mainentity.pipeline import iter_documents, page_key, predict_documents, render_settings, with_site_anchors
+from mainentity.loading import page_key, with_site_anchors
+from mainentity.model_store import TrainedModel, load_trained_model, save_model
+from mainentity.pipeline import predict_pages, render_settings
 from mainentity.records import Page, Prediction
-from mainentity.runs import TrainedModel, cleaners_for, save_model
-from mainentity.runs import load_model as load_trained_model
-from mainentity.sitedump import page_from_html
+from mainentity.sitedump import SiteDump, SubresourceSources, page_from_html
 
 if TYPE_CHECKING:
     from mainentity.render.browser import Renderer
@@ -48,8 +47,8 @@ class Model:
 
     Parameters
     ----------
-    trained : mainentity.runs.TrainedModel
-        A model directory loaded by :func:`mainentity.runs.load_model`.
+    trained : mainentity.model_store.TrainedModel
+        A model directory loaded by :func:`mainentity.model_store.load_trained_model`.
     cache_dir : str or path-like, optional
         Render cache directory; default the model config's ``render.cache_dir`` (the per-user cache).
 
@@ -69,7 +68,7 @@ class Model:
     Not run here (it starts Chromium)::
 
         with mainentity.load_model() as model:
-            predictions = model.predict(mainentity.read_site_dump("datasets/sample-shop/sites/sample-shop").pages)
+            predictions = model.predict(mainentity.read_site_dump("datasets/sample-shop/sites/sample-shop"))
     """
 
     def __init__(self, trained: TrainedModel, *, cache_dir: str | os.PathLike | None = None) -> None:
@@ -151,7 +150,12 @@ class Model:
 
     # -- predictions -----------------------------------------------------------------------------
     def predict(
-        self, pages: Iterable[Page], *, top_k: int | None = None, link_anchors: bool = True
+        self,
+        pages: Iterable[Page] | SiteDump,
+        *,
+        top_k: int | None = None,
+        link_anchors: bool = True,
+        subresources: SubresourceSources | None = None,
     ) -> list[Prediction]:
         """Predict the main entity of many pages at once, as ``mainentity predict`` does for a site dump.
 
@@ -163,10 +167,11 @@ class Model:
 
         Parameters
         ----------
-        pages : iterable of Page
-            From :func:`mainentity.read_site_dump` (``.pages``) or :func:`mainentity.page_from_html`;
-            ``(site_id, path)`` unique. Pass all the pages of a site in one call: site-level evidence and
-            incoming anchor texts come only from the pages of the call.
+        pages : iterable of Page, or SiteDump
+            From :func:`mainentity.page_from_html`, or a whole :class:`~mainentity.sitedump.SiteDump` from
+            :func:`mainentity.read_site_dump` (its pages, their stylesheets, fonts and images served from
+            the dump); ``(site_id, path)`` unique. Pass all the pages of a site in one call: site-level
+            evidence and incoming anchor texts come only from the pages of the call.
         top_k : int, optional
             How many candidate texts each prediction lists in ``candidates``, best first. Default: the
             recogniser's own (the general recogniser's ``n_top``, 5; the MS-RBFN's set H). A recogniser
@@ -175,6 +180,10 @@ class Model:
             Replace each page's ``anchors`` by the anchor texts of the links that point to it from the
             other pages of its site in this call (what ``mainentity predict`` does within a site dump).
             ``False`` keeps the ``anchors`` the pages carry.
+        subresources : SubresourceSources, optional
+            What serves each site's stylesheets, fonts and images (default: the dump's, when ``pages``
+            is a SiteDump; else only a page whose URL is its file's ``file://`` URI finds the files of
+            its directory).
 
         Returns
         -------
@@ -194,6 +203,10 @@ class Model:
         FileNotFoundError
             If a page must be rendered and Chromium is not installed.
         """
+        if isinstance(pages, SiteDump):
+            if subresources is None:
+                subresources = SubresourceSources.of_dumps([pages])
+            pages = pages.pages
         pages = list(pages)
         for index, page in enumerate(pages):
             if not isinstance(page, Page):
@@ -218,13 +231,7 @@ class Model:
             renderer = self._renderer_for_batch() if model.recognizer.needs_render else None
             restore = self._set_n_top(top_k)
             try:
-                cleaners = cleaners_for(model, pages, renderer)
-                stream = iter_documents(
-                    pages, needs_render=model.recognizer.needs_render, render=model.config.render, renderer=renderer
-                )
-                predictions = predict_documents(
-                    model.recognizer, stream, cleaners=cleaners, pages_per_site=Counter(p.site_id for p in pages)
-                )
+                predictions = predict_pages(model, pages, subresources=subresources, renderer=renderer)
             finally:
                 restore()
         by_key = {(prediction.site_id, prediction.path): prediction for prediction in predictions}

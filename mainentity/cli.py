@@ -117,7 +117,7 @@ def _model_and_inputs(paths: Sequence[str]) -> tuple[str | None, list[str]]:
     directory that is not a model directory and holds a dataset, a site dump or WARC files); so
     ``predict MODEL DUMP`` and ``predict DUMP_A DUMP_B`` both mean what they say.
     """
-    from mainentity.runs import is_model_reference
+    from mainentity.model_store import is_model_reference
     from mainentity.sitedump import is_input_directory
     from mainentity.warc import is_warc_input
 
@@ -131,13 +131,14 @@ def run_command(args: argparse.Namespace) -> int:
     """Carry out a parsed command; returns the exit status."""
     from mainentity import runs
     from mainentity.config import load_config
+    from mainentity.model_store import ship_model
 
     if args.command == "train":
         run_dir = runs.train(load_config(args.config))
         reported = (run_dir / "report.md").is_file()
         print(f"model{' and report' if reported else ''} written to {run_dir}")
         if args.ship:
-            print(f"model shipped to {runs.ship_model(run_dir)}")
+            print(f"model shipped to {ship_model(run_dir)}")
     elif args.command == "predict":
         model, inputs = _model_and_inputs(args.paths)
         if args.workers is None and args.scheduler is None:

@@ -23,10 +23,17 @@ from pathlib import Path
 
 import numpy as np
 
-from mainentity.pipeline import clean_documents, predict_documents, render_settings
-from mainentity.records import Document, Page, Prediction, TextBlock
-from mainentity.runs import cleaners_for, load_model
-from mainentity.sitedump import MANIFEST_NAME, decode_html, page_url
+from mainentity.model_store import load_trained_model
+from mainentity.pipeline import (
+    KnownDocuments,
+    RenderedDocuments,
+    clean_documents,
+    cleaners_for,
+    predict_pages,
+    render_settings,
+)
+from mainentity.records import Page, Prediction, TextBlock
+from mainentity.sitedump import MANIFEST_NAME, SubresourceSources, decode_html, page_url
 
 logger = logging.getLogger(__name__)
 
@@ -113,28 +120,32 @@ def _located_candidates(prediction: Prediction, blocks: tuple[TextBlock, ...], t
     return found[:top_k]
 
 
-def _read_page(page_path: Path, url: str | None, anchor_url_pattern: str | None) -> tuple[Page, list[Page]]:
-    """The page and, when the file lies in a site dump with a manifest, every page of that dump.
+def _read_page(
+    page_path: Path, url: str | None, anchor_url_pattern: str | None
+) -> tuple[Page, list[Page], SubresourceSources]:
+    """The page and, when the file lies in a site dump with a manifest, every page of that dump, with
+    what serves their subresources.
 
     Inside a site dump the page gets its manifest URL and its incoming anchor texts, as ``predict``
     gives them; a lone file gets its ``<base href>`` or file URI and no anchors.
     """
-    from mainentity.pipeline import load_pages
+    from mainentity.loading import load_pages
 
     file = page_path.resolve()
     if not file.is_file():
         raise FileNotFoundError(f"page {str(page_path)!r} is not a file")
     for dump_dir in file.parents[:_MAX_DUMP_DEPTH]:
         if (dump_dir / MANIFEST_NAME).is_file():
-            site_pages = list(load_pages([str(dump_dir)], anchor_url_pattern=anchor_url_pattern).pages)
+            loaded = load_pages([str(dump_dir)], anchor_url_pattern=anchor_url_pattern)
+            site_pages = list(loaded.pages)
             relative = file.relative_to(dump_dir).as_posix()
             page = next((p for p in site_pages if p.path == relative), None)
             if page is not None:
                 return (Page(page.site_id, page.path, url, page.html, page.main_entity, page.anchors)
-                        if url else page), site_pages
+                        if url else page), site_pages, loaded.subresources
     html = decode_html(file.read_bytes(), file.name)
     page = Page(file.parent.name, file.name, url or page_url(html, file.name, file), html)
-    return page, [page]
+    return page, [page], SubresourceSources()
 
 
 def _font(size: int):
@@ -214,7 +225,6 @@ def explain(
         If the page cannot be rendered.
     """
     from mainentity.render import Renderer
-    from mainentity.render.cache import render_pages
 
     if top_k < 1:
         raise ValueError(f"top_k must be >= 1; got {top_k}")
@@ -225,17 +235,15 @@ def explain(
     except ImportError as error:
         raise ImportError(f"explain draws with Pillow, which is not installed: pip install 'mainentity[report]' "
                           f"({error})") from error
-    model = load_model(model_dir)
-    page, site_pages = _read_page(Path(page_path), url, model.config.data.anchor_url_pattern)
-    settings = render_settings(model.config.render)
-    outcome = next(render_pages([page], settings, cache_dir=model.config.render.cache_path()))
-    if outcome.rendered is None:
-        raise RuntimeError(outcome.error)
-    document = Document(page, outcome.rendered)
-    cleaners = cleaners_for(model, site_pages)
+    model = load_trained_model(model_dir)
+    page, site_pages, subresources = _read_page(Path(page_path), url, model.config.data.anchor_url_pattern)
+    read = RenderedDocuments(model.config.render, subresources)
+    ((_, document, error),) = read([page], rendered=True)
+    if document is None:
+        raise RuntimeError(error)
+    cleaners = cleaners_for(model, site_pages, read)
     cleaned = clean_documents([document], cleaners)[0]
-    model_input = document if model.recognizer.needs_render else Document(page)
-    prediction = predict_documents(model.recognizer, [(page, model_input, "")], cleaners=cleaners)[0]
+    prediction = predict_pages(model, [page], read=KnownDocuments([document]), cleaners=cleaners)[0]
 
     if hasattr(model.recognizer, "block_scores") and not prediction.error:
         candidates = top_candidates(cleaned.rendered.blocks, model.recognizer.block_scores(cleaned), top_k)
@@ -252,7 +260,7 @@ def explain(
 
     out = Path(output)
     out.parent.mkdir(parents=True, exist_ok=True)
-    with Renderer(settings) as renderer:
-        renderer.screenshot(page, out, full_page=True)
+    with Renderer(render_settings(model.config.render)) as renderer:
+        renderer.screenshot(page, out, full_page=True, subresources=subresources)
     _draw(out, predicted, others)
     return prediction

@@ -1,261 +1,42 @@
-"""The one module that composes the stages: site dumps -> render -> cleaning -> recogniser.
+"""The one module that composes the stages: pages -> documents -> cleaning -> recogniser -> predictions.
 
-Everything above it (``runs``, the CLI, ``train.py``) calls these functions; the stages never import
-this module.
+There is one predict path, :func:`predict_pages`, and one training path, :func:`fit_model`; every
+command (``predict``, ``evaluate``, ``train``, ``benchmark``, ``explain``), the Python API, annotate's
+pre-labelling and the tasks of a cluster run go through them. Predicting is two replaceable steps:
+
+1. *reading*: how pages become :class:`~mainentity.records.Document` records, a
+   :class:`PageDocuments` (today :class:`RenderedDocuments`: the render cache, then headless Chromium
+   for the misses; :class:`KnownDocuments` for documents already in memory);
+2. *recognising*: the model's cleaners and recogniser over the documents as they arrive
+   (:func:`predict_documents`).
+
+Everything above this module (``runs``, ``scaleout``, the API, the CLI) calls these functions; the
+stages never import it.
 """
 
 from __future__ import annotations
 
 import logging
-import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, replace
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
-import numpy as np
+from tqdm import tqdm
 
 from mainentity.collector import fewer_cycle_collections
-from mainentity.config import CleaningConfig, DataConfig, RenderConfig
-from mainentity.linkgraph import AnchorCoverage, link_graph
-from mainentity.recognizers.base import Recognizer
+from mainentity.config import CleaningConfig, Config, RenderConfig
+from mainentity.loading import page_key
+from mainentity.model_store import TrainedModel
+from mainentity.recognizers.base import Recognizer, make_recognizer
 from mainentity.records import Document, Page, Prediction
-from mainentity.sitedump import PageFailure, read_dataset
-from mainentity.splits import site_folds, split_pages
-from mainentity.warc import is_warc_input, read_warcs
+from mainentity.sitedump import SubresourceSources, page_digest
 
 if TYPE_CHECKING:  # the renderer (and Playwright) is imported only when pages are rendered
     from mainentity.render.browser import Renderer
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class LoadedPages:
-    """Pages read from the configured datasets, with incoming anchors, and the files that failed.
-
-    Attributes
-    ----------
-    pages : tuple of Page
-        The readable pages, ``anchors`` filled.
-    failures : tuple of PageFailure
-        The files that could not be read.
-    anchor_coverage : tuple of AnchorCoverage
-        Per site dump: how many pages received incoming anchor texts, and how links were matched.
-    """
-
-    pages: tuple[Page, ...]
-    failures: tuple[PageFailure, ...]
-    anchor_coverage: tuple[AnchorCoverage, ...] = ()
-
-
-def load_pages(
-    datasets: Iterable[str],
-    *,
-    base_url: str | None = None,
-    max_pages_per_site: int | None = None,
-    anchor_url_pattern: str | None = None,
-) -> LoadedPages:
-    """Read every site dump of the given datasets and fill each page's incoming anchor texts (ILA).
-
-    A dataset may also be a WARC file or a folder of them (:func:`mainentity.warc.is_warc_input`): all
-    the WARC inputs are read together into one site per host (:func:`mainentity.warc.read_warcs`);
-    ``base_url`` does not apply to them (their records carry their URLs).
-
-    The link graph is computed per site dump (Carullo & Binaghi 2010, section 2: A is the set of
-    anchor texts of links in the site that point to the page) by :func:`mainentity.linkgraph.link_graph`,
-    which learns how the site's URLs name its pages; ``anchor_url_pattern`` overrides that. The anchor
-    coverage is logged (:func:`log_anchor_coverage`) and returned.
-
-    Raises
-    ------
-    ValueError
-        If a dataset directory holds no site dump, or ``anchor_url_pattern`` is not a regular expression.
-    ImportError
-        If a WARC file is given and FastWARC is not installed.
-    """
-    pages: list[Page] = []
-    failures: list[PageFailure] = []
-    coverage: list[AnchorCoverage] = []
-    datasets = list(datasets)
-    crawls = [dataset for dataset in datasets if is_warc_input(dataset)]
-    sites = [site for dataset in datasets if dataset not in crawls
-             for site in read_dataset(dataset, base_url=base_url, max_pages_per_site=max_pages_per_site)]
-    if crawls:
-        warc_input = read_warcs(crawls, max_pages_per_site=max_pages_per_site)
-        sites.extend(warc_input.sites)
-        failures.extend(warc_input.failures)
-    for site in sites:
-        graph = link_graph(site.pages, url_pattern=anchor_url_pattern)
-        pages.extend(replace(page, anchors=graph.anchors[page.path]) for page in site.pages)
-        failures.extend(site.failures)
-        coverage.append(graph.coverage)
-    log_anchor_coverage(coverage)
-    return LoadedPages(tuple(pages), tuple(failures), tuple(coverage))
-
-
-def with_site_anchors(pages: Sequence[Page], *, anchor_url_pattern: str | None = None) -> list[Page]:
-    """The pages with their incoming anchor texts (ILA) from the links among the given pages of each site.
-
-    What :func:`load_pages` does per site dump, for pages that come from elsewhere (built in memory):
-    the pages are grouped by ``site_id`` and each group is a site for
-    :func:`mainentity.linkgraph.link_graph`; the coverage is logged (:func:`log_anchor_coverage`).
-
-    Parameters
-    ----------
-    pages : sequence of Page
-        ``(site_id, path)`` unique; their ``anchors`` are replaced.
-    anchor_url_pattern : str, optional
-        Passed to :func:`~mainentity.linkgraph.link_graph` as ``url_pattern``.
-
-    Returns
-    -------
-    pages : list of Page
-        New pages, in the given order.
-
-    Raises
-    ------
-    ValueError
-        If two pages of a site share a path, or the pattern is not a regular expression.
-
-    Examples
-    --------
-    >>> a = Page("s", "a.html", "https://s.example/a.html", '<a href="b.html">Bee</a>')
-    >>> b = Page("s", "b.html", "https://s.example/b.html", "<p>b</p>")
-    >>> [page.anchors for page in with_site_anchors([a, b])]
-    [(), ('Bee',)]
-    """
-    by_site: dict[str, list[Page]] = defaultdict(list)
-    for page in pages:
-        by_site[page.site_id].append(page)
-    anchors: dict[tuple[str, str], tuple[str, ...]] = {}
-    coverage = []
-    for site_id, site_pages in by_site.items():
-        graph = link_graph(site_pages, url_pattern=anchor_url_pattern)
-        anchors.update(((site_id, path), texts) for path, texts in graph.anchors.items())
-        coverage.append(graph.coverage)
-    log_anchor_coverage(coverage)
-    return [replace(page, anchors=anchors[page_key(page)]) for page in pages]
-
-
-def _site_coverage_note(site: AnchorCoverage) -> str:
-    """The site's coverage line; for a silent site (several pages, no anchor text) with what to check."""
-    if site.silent:
-        return f"{site.summary()}: check that its pages link to each other, or set data.anchor_url_pattern"
-    return site.summary()
-
-
-def anchor_coverage_notes(coverage: Sequence[AnchorCoverage]) -> list[str]:
-    """Report lines on the incoming-anchor coverage: one overall, one per site of several pages.
-
-    A site of several pages where no page received an anchor text gets a warning: its anchor-text
-    features are empty, so models that use them see less than they were designed for.
-
-    Examples
-    --------
-    >>> for line in anchor_coverage_notes([AnchorCoverage("a", 3, 0), AnchorCoverage("b", 1, 0)]):
-    ...     print(line[:50])
-    Incoming anchor texts (ILA): 0 of 4 pages (0.0%) i
-    Warning: site a: 0 of 3 pages (0.0%) have incoming
-    """
-    n_pages = sum(site.n_pages for site in coverage)
-    n_with = sum(site.n_pages_with_anchors for site in coverage)
-    share = n_with / n_pages if n_pages else 0.0
-    lines = [f"Incoming anchor texts (ILA): {n_with} of {n_pages} pages ({share:.1%}) in {len(coverage)} "
-             f"site{'s' if len(coverage) != 1 else ''} have at least one."]
-    for site in coverage:
-        if site.n_pages >= 2:
-            lines.append(("Warning: " if site.silent else "") + _site_coverage_note(site))
-    return lines
-
-
-def log_anchor_coverage(coverage: Sequence[AnchorCoverage]) -> None:
-    """Log the overall coverage and each site of several pages (info), a silent site as a warning."""
-    logger.info("%s", anchor_coverage_notes(coverage)[0])
-    for site in coverage:
-        if site.n_pages >= 2:
-            (logger.warning if site.silent else logger.info)("%s", _site_coverage_note(site))
-
-
-def load_labeled_pages(
-    data: DataConfig, *, random_state: int = 0, max_pages: int | None = None
-) -> tuple[LoadedPages, list[Page]]:
-    """Load a config's datasets and keep their labeled pages, at most ``max_pages`` of them.
-
-    The limit is the smaller of ``max_pages`` and ``data.max_pages``; above it a seeded sample (in
-    dataset order) is kept.
-
-    Returns
-    -------
-    loaded : LoadedPages
-        Every page read (labeled or not) and the files that failed.
-    labeled : list of Page
-        The labeled pages used for training and testing.
-
-    Raises
-    ------
-    ValueError
-        If the datasets hold no labeled page.
-    """
-    loaded = load_pages(
-        data.datasets,
-        base_url=data.base_url,
-        max_pages_per_site=data.max_pages_per_site,
-        anchor_url_pattern=data.anchor_url_pattern,
-    )
-    labeled = [page for page in loaded.pages if page.main_entity]
-    if not labeled:
-        raise ValueError(f"no labeled pages in {', '.join(data.datasets) or 'data.datasets (empty)'}")
-    limit = min(n for n in (max_pages, data.max_pages, len(labeled)) if n is not None)
-    if limit < len(labeled):
-        keep = np.random.default_rng(random_state).choice(len(labeled), limit, replace=False)
-        labeled = [labeled[i] for i in sorted(keep)]
-    return loaded, labeled
-
-
-def train_test_folds(
-    data: DataConfig, labeled: Sequence[Page], *, random_state: int = 0, max_pages: int | None = None
-) -> list[tuple[list[Page], list[Page]]]:
-    """The ``(train, test)`` page lists a config's data section asks for.
-
-    ``random`` and ``by-site`` give one split of ``labeled`` (:func:`mainentity.splits.split_pages`);
-    ``none`` trains on every labeled page and tests on the labeled pages of ``data.test_datasets``
-    (none when it is empty); ``site-folds`` gives ``data.n_folds`` folds of whole sites
-    (:func:`mainentity.splits.site_folds`).
-
-    Parameters
-    ----------
-    data : DataConfig
-    labeled : sequence of Page
-        The labeled pages of ``data.datasets`` (:func:`load_labeled_pages`).
-    random_state : int
-        Seed of the split and of the test pages' sample.
-    max_pages : int, optional
-        At most this many test pages from ``test_datasets`` (also capped by ``data.max_pages``).
-
-    Returns
-    -------
-    folds : list of (train, test)
-
-    Raises
-    ------
-    ValueError
-        On a split that cannot be made (see :mod:`mainentity.splits`), or ``test_datasets`` without
-        labeled pages.
-    """
-    if data.split == "site-folds":
-        return site_folds(labeled, data.n_folds, random_state=random_state)
-    train, test = split_pages(labeled, method=data.split, train_fraction=data.train_fraction,
-                              random_state=random_state)
-    if data.test_datasets:
-        test_data = replace(data, datasets=data.test_datasets, test_datasets=())
-        test = load_labeled_pages(test_data, random_state=random_state, max_pages=max_pages)[1]
-    return [(train, test)]
-
-
-def page_key(page: Page) -> tuple[str, str]:
-    """``(site_id, path)``: how a page is identified across records and output rows."""
-    return page.site_id, page.path
 
 
 def error_prediction(page: Page, reason: str) -> Prediction:
@@ -277,8 +58,30 @@ def render_settings(render: RenderConfig):
     )
 
 
+def build_recognizer(config: Config) -> Recognizer:
+    """The configured recogniser; the config's ``seed`` is its ``random_state`` unless set.
+
+    Raises
+    ------
+    ValueError
+        If ``model.name`` or a ``model.params`` key is unknown (the message names the config key).
+    """
+    try:
+        recognizer = make_recognizer(config.model.name, **config.model.params)
+    except ValueError as error:
+        raise ValueError(f"config {config.name!r}, section 'model': {error}") from error
+    if "random_state" in recognizer.get_params() and "random_state" not in config.model.params:
+        recognizer.set_params(random_state=config.seed)
+    return recognizer
+
+
 def iter_documents(
-    pages: Sequence[Page], *, needs_render: bool, render: RenderConfig, renderer: Renderer | None = None
+    pages: Sequence[Page],
+    *,
+    needs_render: bool,
+    render: RenderConfig,
+    renderer: Renderer | None = None,
+    subresources: SubresourceSources | None = None,
 ) -> Iterator[tuple[Page, Document | None, str]]:
     """Yield ``(page, document, error)`` for each page, as pages finish (any order).
 
@@ -287,7 +90,8 @@ def iter_documents(
     ``error`` says why when a page could not be rendered. ``renderer`` (a
     :class:`mainentity.render.Renderer` with :func:`render_settings` of ``render``) renders the
     cache misses and is left running for the caller's next batch; by default a browser is started
-    for this batch only (:func:`mainentity.render.cache.render_pages`).
+    for this batch only (:func:`mainentity.render.cache.render_pages`). ``subresources``: what serves
+    each site's stylesheets, fonts and images (:attr:`mainentity.loading.LoadedPages.subresources`).
     """
     if not needs_render:
         for page in pages:
@@ -295,12 +99,107 @@ def iter_documents(
         return
     from mainentity.render.cache import render_pages
 
-    outcomes = render_pages(pages, render_settings(render), cache_dir=render.cache_path(), renderer=renderer)
+    outcomes = render_pages(pages, render_settings(render), cache_dir=render.cache_path(), renderer=renderer,
+                            subresources=subresources)
     for outcome in outcomes:
         if outcome.rendered is None:
             yield outcome.page, None, outcome.error
         else:
             yield outcome.page, Document(outcome.page, outcome.rendered), ""
+
+
+def progress(iterable: Iterable, total: int, desc: str) -> Iterable:
+    """A progress bar over ``iterable`` (``total`` pages) on a terminal; the iterable as is otherwise."""
+    return tqdm(iterable, total=total, desc=desc, unit="page", disable=None, leave=False)
+
+
+class PageDocuments(Protocol):
+    """How pages become documents: the first step of the predict path (:func:`predict_pages`).
+
+    Called with pages and whether their documents must carry a rendering (``rendered``: the
+    recogniser or the cleaning needs one), it yields ``(page, document, error)`` for each page, in any
+    order: ``document`` is ``None`` and ``error`` says why when the page has none.
+    """
+
+    def __call__(self, pages: Sequence[Page], *, rendered: bool) -> Iterable[tuple[Page, Document | None, str]]:
+        ...
+
+
+@dataclass(frozen=True)
+class RenderedDocuments:
+    """Pages become documents through the render cache, and headless Chromium for the misses.
+
+    Attributes
+    ----------
+    render : RenderConfig
+        The renderer's settings and the cache's place.
+    subresources : SubresourceSources, optional
+        What serves each site's stylesheets, fonts and images (the inputs' :attr:`LoadedPages.subresources`).
+    renderer : Renderer, optional
+        A running browser to reuse (see :func:`iter_documents`).
+    """
+
+    render: RenderConfig
+    subresources: SubresourceSources | None = None
+    renderer: Renderer | None = None
+
+    def __call__(self, pages: Sequence[Page], *, rendered: bool) -> Iterator[tuple[Page, Document | None, str]]:
+        return iter_documents(pages, needs_render=rendered, render=self.render, renderer=self.renderer,
+                              subresources=self.subresources)
+
+
+@dataclass(frozen=True)
+class KnownDocuments:
+    """Documents already made (a training run's test pages, a benchmark fold's): no page is read again.
+
+    Yields the failures among the asked pages first, then their documents in the order given here;
+    without ``rendered`` a document keeps only its page.
+
+    Attributes
+    ----------
+    documents : sequence of Document
+    failures : sequence of Prediction
+        The error rows of the pages that have no document.
+
+    Examples
+    --------
+    >>> page = Page("s", "a.html", "https://s.example/a.html", "<p>A</p>")
+    >>> [(p.path, d is not None, e) for p, d, e in KnownDocuments([Document(page)])([page], rendered=True)]
+    [('a.html', True, '')]
+    """
+
+    documents: Sequence[Document]
+    failures: Sequence[Prediction] = ()
+
+    def __call__(self, pages: Sequence[Page], *, rendered: bool) -> Iterator[tuple[Page, Document | None, str]]:
+        keys = {page_key(page) for page in pages}
+        for failure in self.failures:
+            if (failure.site_id, failure.path) in keys:
+                yield Page(failure.site_id, failure.path, failure.url, ""), None, failure.error
+        for document in self.documents:
+            if page_key(document.page) in keys:
+                yield document.page, document if rendered else Document(document.page), ""
+
+
+def render_all(
+    pages: Sequence[Page], read: PageDocuments, *, rendered: bool = True, desc: str = "render"
+) -> tuple[list[Document], list[Prediction]]:
+    """Documents of ``pages`` in their order, and the error rows of the pages that have none.
+
+    Every document is kept in memory (for fitting cleaners and recognisers); the predict path streams
+    instead (:func:`predict_pages`).
+    """
+    documents: dict[tuple[str, str], Document] = {}
+    failed: list[Prediction] = []
+    with fewer_cycle_collections():  # every document stays alive: see mainentity.collector
+        for page, document, error in progress(read(pages, rendered=rendered), len(pages), desc):
+            if document is None:
+                logger.warning("render failed for %s/%s: %s", page.site_id, page.path, error)
+                failed.append(error_prediction(page, error))
+            else:
+                documents[page_key(page)] = document
+    ordered = [documents[page_key(page)] for page in pages if page_key(page) in documents]
+    return ordered, failed
 
 
 def fit_cleaners(
@@ -430,22 +329,112 @@ def predict_documents(
         return predictions
 
 
-def labels_of(pages: Iterable[Page]) -> dict[tuple[str, str], tuple[str, ...]]:
-    """``(site_id, path) -> labels`` of the labeled pages (the evaluation's gold standard)."""
-    return {page_key(page): page.main_entity for page in pages if page.main_entity}
+def cleaners_for(model: TrainedModel, pages: Sequence[Page], read: PageDocuments) -> dict:
+    """The model's cleaners for the sites it knows, fitted anew (on documents from ``read``) for sites it
+    has not seen."""
+    if model.config.cleaning.method == "none":
+        return {}
+    unseen = [page for page in pages if page.site_id not in model.cleaners]
+    cleaners = dict(model.cleaners)
+    if unseen:
+        documents, _ = render_all(unseen, read, desc="render (cleaning)")
+        cleaners.update(fit_cleaners(documents, model.config.cleaning, random_state=model.config.seed))
+    return cleaners
 
 
-def data_summary(data: DataConfig, loaded: LoadedPages) -> dict:
-    """Counts that a run records about its data."""
-    n_sites = len({page.site_id for page in loaded.pages})
-    labeled = sum(1 for page in loaded.pages if page.main_entity)
-    with_anchors = sum(1 for page in loaded.pages if page.anchors)
-    return {
-        "datasets": list(data.datasets),
-        "n_sites": n_sites,
-        "n_pages": len(loaded.pages),
-        "n_labeled_pages": labeled,
-        "n_unreadable_pages": len(loaded.failures),
-        "share_pages_with_anchors": round(with_anchors / len(loaded.pages), 4) if loaded.pages else math.nan,
-        "anchor_coverage": [asdict(site) for site in loaded.anchor_coverage],
-    }
+def predict_pages(
+    model: TrainedModel,
+    pages: Sequence[Page],
+    *,
+    read: PageDocuments | None = None,
+    subresources: SubresourceSources | None = None,
+    renderer: Renderer | None = None,
+    cleaners: dict | None = None,
+    on_prediction: Callable[[Prediction], None] | None = None,
+    progress_desc: str = "",
+    batch_size: int = 32,
+) -> list[Prediction]:
+    """The one predict path: a loaded model's answer for every page of whole sites.
+
+    Two steps, each replaceable: ``read`` makes the pages' documents (default
+    :class:`RenderedDocuments`: the render cache, Chromium for the misses), then the model's cleaners
+    and recogniser answer as documents arrive (:func:`predict_documents`; a site-level recogniser gets
+    each site whole). Each site's cleaner is fitted on its pages when the model has none for it
+    (:func:`cleaners_for`).
+
+    Parameters
+    ----------
+    model : TrainedModel
+    pages : sequence of Page
+        All the pages of one or more sites, anchors filled.
+    read : PageDocuments, optional
+        How pages become documents; default ``RenderedDocuments(model.config.render, subresources,
+        renderer)``.
+    subresources : SubresourceSources, optional
+        What serves each site's stylesheets, fonts and images (for the default ``read``).
+    renderer : Renderer, optional
+        A running browser to reuse (for the default ``read``).
+    cleaners : dict, optional
+        ``site_id -> cleaner`` to use instead of :func:`cleaners_for` of ``pages``.
+    on_prediction : callable, optional
+        Called with each prediction as soon as it exists (the output writer).
+    progress_desc : str, default ""
+        Show a progress bar with this label (none when empty).
+    batch_size : int, default 32
+        Documents per call of a page-by-page recogniser.
+
+    Returns
+    -------
+    predictions : list of Prediction
+        One per page (an error row for a page that failed), in order of completion.
+    """
+    read = read if read is not None else RenderedDocuments(model.config.render, subresources, renderer)
+    if cleaners is None:
+        cleaners = cleaners_for(model, pages, read)
+    stream = read(pages, rendered=model.recognizer.needs_render)
+    return predict_documents(
+        model.recognizer, progress(stream, len(pages), progress_desc) if progress_desc else stream,
+        cleaners=cleaners, batch_size=batch_size, on_prediction=on_prediction,
+        pages_per_site=Counter(page.site_id for page in pages),
+    )
+
+
+def fit_model(
+    config: Config,
+    recognizer: Recognizer,
+    documents: Sequence[Document],
+    train_pages: Sequence[Page],
+    *,
+    cleaners: dict | None = None,
+    directory: Path | None = None,
+) -> TrainedModel:
+    """The one training path: fit the recogniser (and the site cleaners) on the training documents.
+
+    Parameters
+    ----------
+    config : Config
+        Its ``cleaning`` section and ``seed`` are used.
+    recognizer : Recognizer
+        Fitted in place (:func:`fit_recognizer`) and returned in the model.
+    documents : sequence of Document
+        Every document of the run (training and test pages): the cleaners learn no labels, so they
+        are fitted on all of them (:func:`fit_cleaners`).
+    train_pages : sequence of Page
+        The pages whose documents the recogniser is fitted on.
+    cleaners : dict, optional
+        Cleaners already fitted on ``documents`` (a benchmark fits them once for all its folds).
+    directory : Path, optional
+        Where the model will be saved (kept in the returned model).
+
+    Returns
+    -------
+    model : TrainedModel
+        ``training_pages`` the digests of the training documents' pages.
+    """
+    if cleaners is None:
+        cleaners = fit_cleaners(documents, config.cleaning, random_state=config.seed)
+    train_keys = {page_key(page) for page in train_pages}
+    train_documents = [document for document in documents if page_key(document.page) in train_keys]
+    fit_recognizer(recognizer, train_documents, cleaners, config.cleaning)
+    training_pages = frozenset(page_digest(document.page) for document in train_documents)
+    return TrainedModel(directory, config, recognizer, cleaners, training_pages)

@@ -21,10 +21,10 @@ is never followed) becomes a :class:`PageFailure` naming its path and the reason
 dump is read.
 
 Subresources (stylesheets, fonts, images) that a page requests are looked up in the dump it was read
-from by :class:`DumpFiles`: :func:`read_site_dump` records each dump's directory under its site id,
-and :func:`dump_files_for` finds it again for a page (see :func:`subresource_candidates` for the
-layouts understood). Any other :class:`SubresourceSource` can be recorded for a site the same way
-(:func:`register_subresources`): the records of a WARC input (:class:`mainentity.warc.WarcSubresources`).
+from by :class:`DumpFiles` (see :func:`subresource_candidates` for the layouts understood). Nothing is
+recorded behind the caller's back: the sources of each site's subresources (:class:`DumpFiles` of a
+dump, the records of a WARC input: :class:`mainentity.warc.WarcSubresources`) travel with the pages as
+a :class:`SubresourceSources`, passed to the renderer.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ import re
 import stat
 import threading
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -737,7 +737,6 @@ def read_site_dump(
         pages.append(Page(site_id=site_id, path=relative, url=url, html=html, main_entity=labels))
     for failure in failures:
         logger.warning("skipped page %s of site %s: %s", failure.path, failure.site_id, failure.reason)
-    register_dump(site_id, site_dir)
     return SiteDump(site_id, site_dir, tuple(pages), tuple(failures))
 
 
@@ -1135,90 +1134,56 @@ class DumpFiles:
         return None
 
 
-_SOURCES: dict[str, SubresourceSource] = {}
-_SOURCES_LOCK = threading.Lock()
+class SubresourceSources:
+    """What serves the subresources of the pages of each site: ``site_id -> SubresourceSource``.
 
+    The renderer and the render cache are given one (:func:`mainentity.render.cache.render_pages`):
+    :func:`mainentity.loading.load_pages` builds it from the site dumps read (a :class:`DumpFiles` per
+    dump) and the records of WARC inputs. :meth:`for_page` gives a page its source, provided the page
+    was read from it (``holds_page``: for a dump, the page's file is there); else, for a page whose URL
+    is the ``file://`` URI of its file (a dump read without manifest, ``<base href>`` or ``base_url``),
+    the directory that URI and the page's relative path imply. Site ids are unique within a run, as
+    everywhere in the pipeline. Safe to use from several threads.
 
-def register_dump(site_id: str, site_dir: str | Path) -> None:
-    """Record that the pages of ``site_id`` were read from the site dump ``site_dir`` in this process.
-
-    :func:`read_site_dump` does it; a process given pages read elsewhere (a worker of a cluster) does it
-    so that :func:`dump_files_for` finds their dump (at the same path: a shared file system).
-    """
-    site_dir = Path(site_dir)
-    with _SOURCES_LOCK:
-        known = _SOURCES.get(site_id)
-        if not isinstance(known, DumpFiles) or known.directory != site_dir.resolve():
-            _SOURCES[site_id] = DumpFiles(site_dir.resolve())
-
-
-def register_subresources(site_id: str, source: SubresourceSource) -> None:
-    """Record what serves the subresources of the pages of ``site_id`` in this process (replacing a
-    previous registration): :func:`mainentity.warc.read_warcs` records each host's WARC records.
-
-    >>> class Nothing:
-    ...     holds_subresources = False
-    ...     def holds_page(self, page): return True
-    ...     def find(self, url, page_url, page_path): return None
-    >>> register_subresources("doc-nothing", Nothing())
-    >>> type(registered_subresources("doc-nothing")).__name__
-    'Nothing'
-    """
-    with _SOURCES_LOCK:
-        _SOURCES[site_id] = source
-
-
-def registered_subresources(site_id: str) -> SubresourceSource | None:
-    """What :func:`register_dump` or :func:`register_subresources` recorded for ``site_id``, if anything.
-
-    >>> registered_subresources("no-such-site") is None
-    True
-    """
-    with _SOURCES_LOCK:
-        return _SOURCES.get(site_id)
-
-
-def registered_dump(site_id: str) -> Path | None:
-    """The site dump directory :func:`register_dump` recorded for ``site_id`` in this process, if any.
-
-    >>> registered_dump("no-such-site") is None
-    True
-    """
-    registered = registered_subresources(site_id)
-    return registered.directory if isinstance(registered, DumpFiles) else None
-
-
-def dump_files_for(page: Page) -> SubresourceSource | None:
-    """What serves a page's subresources: the :class:`DumpFiles` of the site dump it was read from, the
-    records of its WARC input, or ``None`` when unknown.
-
-    That is what was last registered under the page's ``site_id`` in this process
-    (:func:`register_dump`, :func:`register_subresources`), provided the page was read from it
-    (``holds_page``: for a dump, the page's file is there); else, for a page whose URL is the
-    ``file://`` URI of its file (a dump read without manifest, ``<base href>`` or ``base_url``), the
-    directory that URI and the page's relative path imply. Site ids are unique within a run, as
-    everywhere in the pipeline.
+    Parameters
+    ----------
+    sources : mapping of str to SubresourceSource, optional
+        By site id; none by default (then only ``file://`` pages find their files).
 
     Examples
     --------
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     _ = (Path(tmp) / "a.html").write_text("<p>A</p>")
-    ...     page = read_site_dump(tmp, site_id="doc-example").pages[0]
-    ...     found = dump_files_for(page).directory == Path(tmp).resolve()
-    >>> found, dump_files_for(Page("nowhere", "a.html", "https://x.example/a.html", "<p>A</p>"))
+    ...     dump = read_site_dump(tmp, site_id="doc-example")
+    ...     sources = SubresourceSources.of_dumps([dump])
+    ...     found = sources.for_page(dump.pages[0]).directory == Path(tmp).resolve()
+    >>> found, sources.for_page(Page("nowhere", "a.html", "https://x.example/a.html", "<p>A</p>"))
     (True, None)
     """
-    registered = registered_subresources(page.site_id)
-    if registered is not None and registered.holds_page(page):
-        return registered
-    parts = urlsplit(page.url)
-    if parts.scheme != "file":
-        return None
-    file = Path(url2pathname(parts.path))
-    relative = Path(*page.path.split("/"))
-    if file.parts[-len(relative.parts) :] != relative.parts or not file.is_file():
-        return None
-    directory = Path(*file.parts[: -len(relative.parts)])
-    with _SOURCES_LOCK:
-        return _SOURCES.setdefault(f"file:{directory}", DumpFiles(directory))
+
+    def __init__(self, sources: Mapping[str, SubresourceSource] | None = None) -> None:
+        self.sources = dict(sources or {})
+        self._by_directory: dict[Path, DumpFiles] = {}
+        self._lock = threading.Lock()
+
+    @classmethod
+    def of_dumps(cls, dumps: Iterable[SiteDump]) -> SubresourceSources:
+        """The :class:`DumpFiles` of each site dump, by its site id."""
+        return cls({dump.site_id: DumpFiles(Path(dump.directory).resolve()) for dump in dumps})
+
+    def for_page(self, page: Page) -> SubresourceSource | None:
+        """What serves ``page``'s subresources, or ``None`` when unknown."""
+        known = self.sources.get(page.site_id)
+        if known is not None and known.holds_page(page):
+            return known
+        parts = urlsplit(page.url)
+        if parts.scheme != "file":
+            return None
+        file = Path(url2pathname(parts.path))
+        relative = Path(*page.path.split("/"))
+        if file.parts[-len(relative.parts) :] != relative.parts or not file.is_file():
+            return None
+        directory = Path(*file.parts[: -len(relative.parts)])
+        with self._lock:
+            return self._by_directory.setdefault(directory, DumpFiles(directory))

@@ -18,8 +18,8 @@ Of page records with the same ``WARC-Record-ID`` or URL in the inputs, the first
 
 Status-200 responses that are stylesheets, fonts or images (:func:`subresource_type`) are not pages
 but are served to the pages of the same input when the renderer requests their URL
-(:class:`WarcSubresources`, recorded for each host with
-:func:`mainentity.sitedump.register_subresources`), as the files of a site dump are. Only where each
+(:class:`WarcSubresources`, one per host, in :attr:`WarcInput.subresources`: the caller passes them to
+the renderer), as the files of a site dump are. Only where each
 record lies is kept (file and byte offset, a few hundred bytes a record, whatever its size); a record
 is read when a page requests it, into a bounded in-memory copy shared by the process. So a crawl full
 of images costs no memory for them, and a task sent to a worker of a cluster carries its site's list
@@ -69,8 +69,6 @@ from mainentity.sitedump import (
     PageReadError,
     SiteDump,
     decode_html,
-    register_subresources,
-    registered_subresources,
     sniff_html,
 )
 
@@ -237,8 +235,8 @@ class WarcInput:
         could not be decoded are in their site's ``failures``.
     counts : WarcCounts
     subresources : mapping of str to WarcSubresources
-        ``site_id -> `` what serves its pages' stylesheets, fonts and images (also recorded with
-        :func:`mainentity.sitedump.register_subresources`).
+        ``site_id -> `` what serves its pages' stylesheets, fonts and images (to pass to the renderer in
+        a :class:`mainentity.sitedump.SubresourceSources`).
     """
 
     sites: tuple[SiteDump, ...]
@@ -435,17 +433,6 @@ def decode_http_payload(raw: bytes, content_encoding: str = "", transfer_encodin
         raise ValueError(f"payload not valid in its content coding {coding!r}: {error}") from error
 
 
-def registered_warc_subresources(site_id: str) -> WarcSubresources | None:
-    """The WARC records :func:`read_warcs` recorded for the site ``site_id`` in this process, if any
-    (what a task of a cluster carries to a worker).
-
-    >>> registered_warc_subresources("no-such-host") is None
-    True
-    """
-    registered = registered_subresources(site_id)
-    return registered if isinstance(registered, WarcSubresources) else None
-
-
 def is_warc_file(path: str | Path) -> bool:
     """Whether ``path`` names a WARC file by its ending.
 
@@ -520,8 +507,8 @@ def read_warcs(
     Returns
     -------
     warc_input : WarcInput
-        Each site's :class:`WarcSubresources` is also recorded in this process
-        (:func:`mainentity.sitedump.register_subresources`), so the renderer serves them to its pages.
+        Each site's :class:`WarcSubresources` is in ``warc_input.subresources``: the renderer serves them
+        to its pages when given them.
 
     Raises
     ------
@@ -590,7 +577,6 @@ def read_warcs(
     for site in sites:
         subresources[site.site_id] = WarcSubresources(
             frozenset(page.path for page in site.pages), records.get(site.site_id, {}), shared)
-        register_subresources(site.site_id, subresources[site.site_id])
     return WarcInput(sites, tuple(damaged), counts, subresources)
 
 

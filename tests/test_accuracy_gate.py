@@ -15,7 +15,8 @@ from conftest import REPO
 
 from mainentity.config import DataConfig, RenderConfig, load_config
 from mainentity.evaluation.metrics import score_page
-from mainentity.pipeline import iter_documents, load_labeled_pages
+from mainentity.loading import load_labeled_pages
+from mainentity.pipeline import iter_documents
 from mainentity.recognizers.base import make_recognizer
 from mainentity.splits import site_folds
 
@@ -34,8 +35,9 @@ def documents(shared_datasets, render_cache_dir):
     render = RenderConfig(cache_dir=str(render_cache_dir), concurrency=4)
     out = {}
     for name, limit in (("swde-book-christianbook", 300), ("readability-realworld", None)):
-        _, labeled = load_labeled_pages(DataConfig(datasets=(str(shared_datasets / name),)), max_pages=limit)
-        out[name] = [doc for _, doc, _ in iter_documents(labeled, needs_render=True, render=render) if doc]
+        loaded, labeled = load_labeled_pages(DataConfig(datasets=(str(shared_datasets / name),)), max_pages=limit)
+        stream = iter_documents(labeled, needs_render=True, render=render, subresources=loaded.subresources)
+        out[name] = [doc for _, doc, _ in stream if doc]
     return out
 
 

@@ -17,10 +17,10 @@ import mainentity
 from mainentity import cli
 from mainentity.api import Model, load_model
 from mainentity.config import Config, ModelConfig
+from mainentity.model_store import TrainedModel
 from mainentity.prediction_writer import prediction_row
 from mainentity.recognizers.base import make_recognizer
 from mainentity.records import Page
-from mainentity.runs import TrainedModel
 from mainentity.sitedump import PageReadError, page_from_html
 
 SHOP_SITE = SAMPLE_SHOP / "sites" / "sample-shop"
@@ -198,7 +198,7 @@ def test_predict_on_100_pages_answers_as_the_cli(tmp_path, general_dir, shared_d
     site = mainentity.read_site_dump(dump)
     fetched = [(page.url, (dump / page.path).read_bytes()) for page in site.pages]
     with load_model(general_dir) as model:
-        from_dump = model.predict(site.pages)
+        from_dump = model.predict(site)
         from_memory = model.predict([page_from_html(html, url) for url, html in fetched])
     assert len(from_dump) == len(from_memory) == len(expected) == 100
     assert [p.path for p in from_dump] == [page.path for page in site.pages]  # input order

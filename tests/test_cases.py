@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from mainentity.config import RenderConfig
+from mainentity.model_store import load_trained_model
 from mainentity.pipeline import iter_documents
 from mainentity.records import Page
-from mainentity.runs import load_model
 
 pytestmark = pytest.mark.browser
 
@@ -20,7 +20,7 @@ CASES = Path(__file__).resolve().parents[2] / "shared" / "cases"
 
 @pytest.fixture(scope="module")
 def general_model():
-    return load_model(None)
+    return load_trained_model(None)
 
 
 def answer(model, pages, render_cache_dir):

@@ -16,10 +16,13 @@ import yaml
 from conftest import REPO
 from test_warc import make_sample_warc
 
-from mainentity import runs
+from mainentity import runs, scaleout
 from mainentity.cli import main
 from mainentity.config import config_to_dict, load_config
 from mainentity.distributed import DaskSites
+from mainentity.loading import load_pages
+from mainentity.model_store import load_trained_model
+from mainentity.pipeline import predict_pages, render_settings
 from mainentity.recognizers.general import GeneralRecognizer
 from mainentity.records import RenderedPage
 from mainentity.render import RenderCache, RenderOutcome
@@ -112,13 +115,14 @@ def test_large_sites_are_sharded_after_their_cleaner_is_fitted_once(tmp_path, in
     from test_runs import quick_config
 
     run_dir = runs.train(quick_config(REPO / "configs" / "sample-msrbfn-sst.yaml", tmp_path, render_cache_dir))
-    model = runs.load_model(run_dir)
+    model = load_trained_model(run_dir)
     assert "sample-shop" in model.cleaners and "shop.example" not in model.cleaners
-    monkeypatch.setattr(runs, "SHARD_PAGES", 10)
+    monkeypatch.setattr(scaleout, "SHARD_PAGES", 10)
     in_process, on_cluster = tmp_path / "in-process.jsonl", tmp_path / "cluster.jsonl"
     assert predict(run_dir, inputs, in_process) == 86
     with DaskSites(workers=2) as cluster:
-        tasks = runs.site_tasks(model, runs.load_pages(inputs).pages, cluster)
+        loaded = load_pages(inputs)
+        tasks = scaleout.site_tasks(model, loaded.pages, cluster, loaded.subresources)
         assert sorted(len(task.pages) for task, _ in tasks) == [2, *[2] * 2, *[10] * 8]
         assert {task.pages[0].site_id for task, statistics in tasks if statistics and statistics.cleaners} == {
             "shop.example"}
@@ -130,7 +134,7 @@ def test_a_site_level_model_shards_large_sites_after_counting_their_statistics_o
         tmp_path, inputs, render_cache_dir, monkeypatch):
     """The general model with shards of 3 pages: each large site's statistics once, then 14 shards each."""
     model_dir = model_with_cache(tmp_path, render_cache_dir)
-    monkeypatch.setattr(runs, "SHARD_PAGES", 3)
+    monkeypatch.setattr(scaleout, "SHARD_PAGES", 3)
     in_process, on_cluster = tmp_path / "in-process.jsonl", tmp_path / "cluster.jsonl"
     assert predict(model_dir, inputs, in_process) == 86
     submitted: Counter = Counter()
@@ -162,9 +166,10 @@ class InProcessCluster:
 
 def test_a_site_whose_shards_fail_is_predicted_whole_as_in_process(tmp_path, inputs, render_cache_dir, monkeypatch):
     """Statistics are counted once per large site; a site whose shard raises is predicted by one whole task."""
-    model = runs.load_model(model_with_cache(tmp_path, render_cache_dir))
-    pages = runs.load_pages(inputs).pages
-    reference = {(p.site_id, p.path): p for p in runs.predict_pages(model, pages)}
+    model = load_trained_model(model_with_cache(tmp_path, render_cache_dir))
+    loaded = load_pages(inputs)
+    pages = loaded.pages
+    reference = {(p.site_id, p.path): p for p in predict_pages(model, pages, subresources=loaded.subresources)}
     counted: Counter = Counter()
     site_statistics, score_shard = GeneralRecognizer.site_statistics, GeneralRecognizer.score_shard
 
@@ -179,14 +184,14 @@ def test_a_site_whose_shards_fail_is_predicted_whole_as_in_process(tmp_path, inp
 
     monkeypatch.setattr(GeneralRecognizer, "site_statistics", counting_statistics)
     monkeypatch.setattr(GeneralRecognizer, "score_shard", failing_on_one_site)
-    monkeypatch.setattr(runs, "SHARD_PAGES", 5)
-    rows = list(runs.predict_on_cluster(model, pages, InProcessCluster()))
+    monkeypatch.setattr(scaleout, "SHARD_PAGES", 5)
+    rows = list(scaleout.predict_on_cluster(model, pages, InProcessCluster(), loaded.subresources))
     assert counted == {"sample-shop": 1, "shop.example": 1}
     assert len(rows) == len(reference) and {(p.site_id, p.path): p for p in rows} == reference
 
 
 class PlanningCluster:
-    """Records the tasks :func:`runs.site_tasks` submits, answering them without running them."""
+    """Records the tasks :func:`scaleout.site_tasks` submits, answering them without running them."""
 
     def __init__(self):
         self.submitted = []
@@ -194,27 +199,28 @@ class PlanningCluster:
     def map_tasks(self, function, shared, tasks, *, sizes, desc="predict", site_data=None):
         self.submitted.extend((function.__name__, task.pages[0].site_id, len(task.pages)) for task in tasks)
         for task in tasks:
-            yield 0 if function is runs.render_shard else runs.SiteStatistics(task.pages[0].site_id)
+            yield 0 if function is scaleout.render_shard else scaleout.SiteStatistics(task.pages[0].site_id)
 
 
 def test_a_large_site_missing_from_the_render_cache_is_rendered_in_shards_before_its_statistics(
         tmp_path, inputs, monkeypatch):
     """Cold cache: the shards of each large site render in parallel tasks first, so the statistics task,
     which reads the whole site, does not render it alone; warm cache: no render task."""
-    model = runs.load_model(model_with_cache(tmp_path, tmp_path / "empty-cache"))
-    pages = runs.load_pages(inputs).pages
-    monkeypatch.setattr(runs, "SHARD_PAGES", 20)
+    model = load_trained_model(model_with_cache(tmp_path, tmp_path / "empty-cache"))
+    loaded = load_pages(inputs)
+    pages = loaded.pages
+    monkeypatch.setattr(scaleout, "SHARD_PAGES", 20)
     cold = PlanningCluster()
-    runs.site_tasks(model, pages, cold)
+    scaleout.site_tasks(model, pages, cold, loaded.subresources)
     assert cold.submitted == [("render_shard", "sample-shop", 20), ("render_shard", "sample-shop", 20),
                               ("render_shard", "sample-shop", 2), ("render_shard", "shop.example", 20),
                               ("render_shard", "shop.example", 20), ("render_shard", "shop.example", 2),
                               ("fit_site_statistics", "sample-shop", 42), ("fit_site_statistics", "shop.example", 42)]
-    settings, cache = runs.render_settings(model.config.render), RenderCache(model.config.render.cache_path())
+    settings, cache = render_settings(model.config.render), RenderCache(model.config.render.cache_path())
     for page in pages:
-        cache.put(RenderOutcome(page, RenderedPage("T", (), ())), settings)
+        cache.put(RenderOutcome(page, RenderedPage("T", (), ())), settings, loaded.subresources.for_page(page))
     warm = PlanningCluster()
-    runs.site_tasks(model, pages, warm)
+    scaleout.site_tasks(model, pages, warm, loaded.subresources)
     assert [name for name, _, _ in warm.submitted] == ["fit_site_statistics", "fit_site_statistics"]
 
 

@@ -28,7 +28,10 @@ RANKS = {
     "prediction_writer": 5,
     "model_io": 5,
     "config": 5,
+    "loading": 5.5,  # reads the inputs: site dumps, WARC files, splits (sitedump, warc, linkgraph, splits)
+    "model_store": 5.5,  # model directories: write and load (model_io, config)
     "pipeline": 6,
+    "scaleout": 6.5,  # cluster tasks over the one predict path
     "runs": 7,
     "benchmark": 8,
     "explain": 8,

@@ -239,11 +239,11 @@ def test_trusted_types(name, trusted):
 
 def test_a_run_directory_with_an_old_pickle_model_says_to_retrain_and_runs_nothing(tmp_path):
     from mainentity.config import Config, config_to_dict
-    from mainentity.runs import load_model
+    from mainentity.model_store import load_trained_model
 
     marker = tmp_path / "pwned"
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(config_to_dict(Config(name="old"))))
     (tmp_path / "model.joblib").write_bytes(pickle.dumps(_Payload(marker)))
     with pytest.raises(ModelFormatError, match=r"model.joblib pickle .* retrain with `mainentity train .*config.yaml`"):
-        load_model(tmp_path)
+        load_trained_model(tmp_path)
     assert not marker.exists()

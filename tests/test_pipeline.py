@@ -6,11 +6,11 @@ from conftest import SAMPLE_SHOP
 
 from mainentity.config import DataConfig
 from mainentity.linkgraph import AnchorCoverage
-from mainentity.pipeline import anchor_coverage_notes, data_summary, load_pages
+from mainentity.loading import anchor_coverage_notes, data_summary, load_pages
 
 
 def test_load_pages_reports_the_anchor_coverage(caplog):
-    with caplog.at_level(logging.INFO, logger="mainentity.pipeline"):
+    with caplog.at_level(logging.INFO, logger="mainentity.loading"):
         loaded = load_pages([str(SAMPLE_SHOP)])
     (coverage,) = loaded.anchor_coverage
     assert (coverage.site_id, coverage.n_pages, coverage.n_pages_with_anchors) == ("sample-shop", 42, 42)
@@ -31,7 +31,7 @@ def test_a_site_whose_pages_do_not_link_to_each_other_is_a_warning(tmp_path, cap
     site.mkdir()
     (site / "a.html").write_text('<a href="https://elsewhere.example/">Out</a><h1>A</h1>')
     (site / "b.html").write_text("<h1>B</h1>")
-    with caplog.at_level(logging.INFO, logger="mainentity.pipeline"):
+    with caplog.at_level(logging.INFO, logger="mainentity.loading"):
         loaded = load_pages([str(site)], base_url="https://blog.example/")
     assert loaded.anchor_coverage[0].silent
     (warning,) = [record for record in caplog.records if record.levelno == logging.WARNING]

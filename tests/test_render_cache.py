@@ -12,7 +12,7 @@ from mainentity.records import Page, RenderedPage, TextBlock
 from mainentity.render import RenderCache, RenderOutcome, RenderSettings, render_pages
 from mainentity.render.browser import browser_version
 from mainentity.render.cache import CACHE_FORMAT, cache_key, dump_outcome, load_outcome
-from mainentity.sitedump import dump_files_for, read_site_dump
+from mainentity.sitedump import SubresourceSources, read_site_dump
 
 
 def make_rendered(n_blocks: int = 3, title: str = "Lydia's Charm | Shop") -> RenderedPage:
@@ -95,38 +95,39 @@ def test_changed_added_or_removed_subresource_is_a_miss(tmp_path):
     (dump / "css").mkdir(parents=True)
     (dump / "p.htm").write_text('<link rel="stylesheet" href="css/a.css"><link rel="stylesheet" href="b.css">')
     (dump / "css" / "a.css").write_text("p{font-size:40px}")
-    (page,) = read_site_dump(dump, base_url="http://shop.test/", site_id="cache-test-shop").pages
+    site = read_site_dump(dump, base_url="http://shop.test/", site_id="cache-test-shop")
+    (page,), files = site.pages, SubresourceSources.of_dumps([site]).for_page(site.pages[0])
     cache, settings = RenderCache(tmp_path / "cache"), RenderSettings()
     css_a, css_b = "http://shop.test/css/a.css", "http://shop.test/b.css"
     sha_a = hashlib.sha256(b"p{font-size:40px}").hexdigest()
-    cache.put(RenderOutcome(page, make_rendered(), "", ((css_a, sha_a), (css_b, "")), 1, 1), settings)
-    hit = cache.get(page, settings)
+    cache.put(RenderOutcome(page, make_rendered(), "", ((css_a, sha_a), (css_b, "")), 1, 1), settings, files)
+    hit = cache.get(page, settings, files)
     assert hit is not None and (hit.n_subresources_served, hit.n_subresources_blocked) == (1, 1)
     (dump / "css" / "a.css").write_text("p{font-size:41px}")  # changed
-    assert cache.get(page, settings) is None
+    assert cache.get(page, settings, files) is None
     (dump / "css" / "a.css").write_text("p{font-size:40px}")  # back as it was
-    assert cache.get(page, settings) == hit
+    assert cache.get(page, settings, files) == hit
     (dump / "b.css").write_text("p{font-weight:700}")  # a blocked request now in the dump
-    assert cache.get(page, settings) is None
+    assert cache.get(page, settings, files) is None
     (dump / "b.css").unlink()
     (dump / "css" / "a.css").unlink()  # removed
-    assert cache.get(page, settings) is None
+    assert cache.get(page, settings, files) is None
 
 
 def test_first_file_other_than_pages_is_a_miss(tmp_path):
     """A page of a pages-only dump requests no images; a dump that gains a file may serve them."""
     (tmp_path / "dump").mkdir()
     (tmp_path / "dump" / "p.htm").write_text('<img src="a.png" alt="A">')
-    (page,) = read_site_dump(tmp_path / "dump", site_id="cache-test-pages-only").pages
+    site = read_site_dump(tmp_path / "dump", site_id="cache-test-pages-only")
+    (page,), files = site.pages, SubresourceSources.of_dumps([site]).for_page(site.pages[0])
     cache, settings = RenderCache(tmp_path / "cache"), RenderSettings()
-    cache.put(RenderOutcome(page, make_rendered()), settings)
-    assert cache.get(page, settings) is not None
+    cache.put(RenderOutcome(page, make_rendered()), settings, files)
+    assert cache.get(page, settings, files) is not None
     (tmp_path / "dump" / "a.png").write_bytes(b"\x89PNG")
-    files = dump_files_for(page)
-    assert files.holds_subresources is False  # looked up once per process
-    del files.holds_subresources  # as a new process would see the dump
+    assert files.holds_subresources is False  # looked up once per DumpFiles
+    del files.holds_subresources  # as a new run would see the dump
     assert files.holds_subresources is True
-    assert cache.get(page, settings) is None
+    assert cache.get(page, settings, files) is None
 
 
 def test_key_covers_the_browser_version_not_its_path(tmp_path):

@@ -20,7 +20,7 @@ import pytest
 from mainentity.records import Page
 from mainentity.render import RenderCache, Renderer, RenderSettings, render_pages
 from mainentity.render.browser import BLOCKS_JS, META_KEYS
-from mainentity.sitedump import read_site_dump
+from mainentity.sitedump import SubresourceSources, read_site_dump
 
 pytestmark = pytest.mark.browser
 
@@ -136,9 +136,9 @@ def make_wget_mirror(root: Path, converted: bool) -> Path:
     return root
 
 
-def render(settings: RenderSettings, pages) -> list:
+def render(settings: RenderSettings, pages, subresources: SubresourceSources | None = None) -> list:
     with Renderer(settings) as renderer:
-        outcomes = list(renderer.render(pages))
+        outcomes = list(renderer.render(pages, subresources))
     assert [o.error for o in outcomes] == [""] * len(outcomes)
     return outcomes
 
@@ -181,13 +181,19 @@ def dumps(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def rendered(dumps):
+def sites(dumps):
+    """``{dump name: SiteDump}`` of each dump."""
+    return {name: read_site_dump(path, site_id=f"subresources-{name}") for name, path in dumps.items()}
+
+
+@pytest.fixture(scope="module")
+def rendered(sites):
     """``{(dump name, subresources): outcome}`` of the one page of each dump."""
-    pages = {name: read_site_dump(path, site_id=f"subresources-{name}").pages for name, path in dumps.items()}
+    sources = SubresourceSources.of_dumps(sites.values())
     out = {}
     for subresources in (True, False):
         settings = RenderSettings(concurrency=2, timeout_s=15, subresources=subresources)
-        for outcome in render(settings, [page for (page,) in pages.values()]):
+        for outcome in render(settings, [site.pages[0] for site in sites.values()], sources):
             out[outcome.page.site_id.removeprefix("subresources-"), subresources] = outcome
     return out
 
@@ -217,7 +223,7 @@ def test_served_images_shape_the_layout(rendered):
 
 
 @pytest.mark.parametrize("name", ["saved", "wget"])
-def test_boxes_match_the_folder_opened_in_chromium(rendered, dumps, tmp_path, name):
+def test_boxes_match_the_folder_opened_in_chromium(rendered, dumps, sites, tmp_path, name):
     outcome = rendered[name, True]
     file = dumps[name] / outcome.page.path
     reference = reference_blocks(file, tmp_path / "reference.png")
@@ -227,8 +233,9 @@ def test_boxes_match_the_folder_opened_in_chromium(rendered, dumps, tmp_path, na
     for mine, theirs in zip(boxes(ours), boxes(reference), strict=True):
         assert mine[:3] == theirs[:3]
         assert max(abs(a - b) for a, b in zip(mine[3:], theirs[3:], strict=True)) <= 1.0, (mine, theirs)
+    sources = SubresourceSources.of_dumps([sites[name]])
     with Renderer(RenderSettings(concurrency=1, timeout_s=15)) as renderer:
-        renderer.screenshot(outcome.page, tmp_path / "ours.png")
+        renderer.screenshot(outcome.page, tmp_path / "ours.png", subresources=sources)
     assert (tmp_path / "ours.png").read_bytes() == (tmp_path / "reference.png").read_bytes()
 
 
@@ -266,8 +273,8 @@ def test_nothing_outside_the_dump_is_served(tmp_path):
     write(dump / "a" / "b.html", f"<html><head>{links}</head><body><h1>Title</h1><p>text</p></body></html>")
     entry = {"path": "a/b.html", "url": "https://shop.example/x/y/a/b.html"}
     write(dump / "manifest.jsonl", json.dumps(entry) + "\n")
-    (page,) = read_site_dump(dump, site_id="subresources-containment").pages
-    (outcome,) = render(RenderSettings(concurrency=1, timeout_s=15), [page])
+    site = read_site_dump(dump, site_id="subresources-containment")
+    (outcome,) = render(RenderSettings(concurrency=1, timeout_s=15), site.pages, SubresourceSources.of_dumps([site]))
     assert by_text(outcome.rendered, "Title").font_size == 32.0
     assert by_text(outcome.rendered, "text").font_size == 11.0
     served = [url for url, sha256 in outcome.subresources if sha256]
@@ -283,15 +290,16 @@ def test_cache_renders_again_when_a_stylesheet_changes(tmp_path):
     cache_dir = tmp_path / "cache"
 
     def title_size() -> float:
-        (page,) = read_site_dump(dump, site_id="subresources-cache").pages
-        (outcome,) = render_pages([page], settings, cache_dir)
+        site = read_site_dump(dump, site_id="subresources-cache")
+        (outcome,) = render_pages(site.pages, settings, cache_dir, subresources=SubresourceSources.of_dumps([site]))
         return by_text(outcome.rendered, "Title").font_size
 
     assert title_size() == 40.0
     css.write_text("h1 { font-size: 50px }")
     assert title_size() == 50.0
-    (page,) = read_site_dump(dump, site_id="subresources-cache").pages
-    hit = RenderCache(cache_dir).get(page, settings)
+    site = read_site_dump(dump, site_id="subresources-cache")
+    (page,) = site.pages
+    hit = RenderCache(cache_dir).get(page, settings, SubresourceSources.of_dumps([site]).for_page(page))
     assert (hit.n_subresources_served, by_text(hit.rendered, "Title").font_size) == (1, 50.0)
     assert len(list(cache_dir.glob("*/*.json.gz"))) == 2  # both versions are kept
 
@@ -299,8 +307,8 @@ def test_cache_renders_again_when_a_stylesheet_changes(tmp_path):
 def test_pages_only_dump_requests_no_images_but_shows_data_images(tmp_path):
     pixel = "data:image/svg+xml," + "<svg xmlns='http://www.w3.org/2000/svg' width='50' height='80'/>"
     write(tmp_path / "p.html", f'<p>Top</p><img src="http://shop.example/a.png"><img src="{pixel}"><p>End</p>')
-    (page,) = read_site_dump(tmp_path, site_id="subresources-pages-only").pages
-    (outcome,) = render(RenderSettings(concurrency=1, timeout_s=15), [page])
+    site = read_site_dump(tmp_path, site_id="subresources-pages-only")
+    (outcome,) = render(RenderSettings(concurrency=1, timeout_s=15), site.pages, SubresourceSources.of_dumps([site]))
     assert (outcome.subresources, outcome.n_subresources_blocked) == ((), 0)
     top, end = by_text(outcome.rendered, "Top"), by_text(outcome.rendered, "End")
     assert end.y - (top.y + top.height) >= 80  # the 80 px data: image is laid out

@@ -15,7 +15,8 @@ from conftest import REPO, SAMPLE_SHOP
 from mainentity.cli import main
 from mainentity.config import config_to_dict, load_config
 from mainentity.evaluation.metrics import rouge1
-from mainentity.pipeline import iter_documents, load_pages
+from mainentity.loading import load_pages
+from mainentity.pipeline import iter_documents
 from mainentity.runs import train
 
 CONFIGS = sorted(path for path in (REPO / "configs").glob("*.yaml") if not path.name.startswith("benchmark"))
@@ -160,9 +161,10 @@ def test_msrbfn_on_real_pages_beats_trivial_baselines(tmp_path, render_cache_dir
 @pytest.mark.browser
 def test_resuming_a_site_level_model_gives_the_rows_of_an_uninterrupted_run(tmp_path, render_cache_dir):
     """The general model profiles every page of a site, also when only some of its rows are missing."""
-    from mainentity.runs import load_model, predict
+    from mainentity.model_store import load_trained_model
+    from mainentity.runs import predict
 
-    model = load_model(None)
+    model = load_trained_model(None)
     model_dir = tmp_path / "general"
     shutil.copytree(model.directory, model_dir)
     config = load_config(model_dir / "config.yaml")

@@ -16,9 +16,9 @@ from mainentity.sitedump import (
     DumpFiles,
     PageFailure,
     PageReadError,
+    SubresourceSources,
     declared_charset,
     decode_html,
-    dump_files_for,
     find_page_files,
     label_in_page,
     looks_binary,
@@ -452,9 +452,11 @@ def test_subresource_candidates_find_each_layout(tmp_path, url, page_url, page_p
 def test_subresources_resolve_against_the_base_href(tmp_path):
     write(tmp_path / "saved" / "kettle.html", '<base href="https://shop.example/p/"><p>Kettle</p>')
     write(tmp_path / "saved" / "css" / "site.css", "p{}")
-    (page,) = read_site_dump(tmp_path / "saved", site_id="base-href-test").pages
+    site = read_site_dump(tmp_path / "saved", site_id="base-href-test")
+    (page,) = site.pages
     assert page.url == "https://shop.example/p/"
-    found = dump_files_for(page).find("https://shop.example/p/css/site.css", page.url, page.path)
+    files = SubresourceSources.of_dumps([site]).for_page(page)
+    found = files.find("https://shop.example/p/css/site.css", page.url, page.path)
     assert found.path == "css/site.css"
 
 
@@ -507,14 +509,18 @@ def test_dump_files_reads_a_changed_file_again(tmp_path):
     assert files.read("a.css").data == b"p{color:blue;font-size:9px}"
 
 
-def test_dump_files_for_pages(tmp_path):
+def test_subresource_sources_find_the_dump_of_a_page(tmp_path):
     write(tmp_path / "site" / "p" / "a.html", "<p>A</p>")
-    (page,) = read_site_dump(tmp_path / "site", site_id="dump-files-for-test").pages
+    site = read_site_dump(tmp_path / "site", site_id="dump-files-for-test")
+    (page,) = site.pages
+    sources = SubresourceSources.of_dumps([site])
     assert page.url.startswith("file://")
-    assert dump_files_for(page).directory == (tmp_path / "site").resolve()
+    assert sources.for_page(page).directory == (tmp_path / "site").resolve()
     # A page built by hand with a file:// URL finds its dump from the URL and its relative path.
     file_page = Page("elsewhere", "p/a.html", (tmp_path / "site" / "p" / "a.html").as_uri(), "<p>A</p>")
-    assert dump_files_for(file_page).directory == tmp_path / "site"
-    # A page whose file is not in the registered dump, or with no dump at all, has none.
-    assert dump_files_for(Page("dump-files-for-test", "p/b.html", "https://x.example/b", "")) is None
-    assert dump_files_for(Page("never-read", "p/a.html", "https://x.example/a", "")) is None
+    assert SubresourceSources().for_page(file_page).directory == tmp_path / "site"
+    # A page whose file is not in the site's dump, or with no dump at all, has none.
+    assert sources.for_page(Page("dump-files-for-test", "p/b.html", "https://x.example/b", "")) is None
+    assert sources.for_page(Page("never-read", "p/a.html", "https://x.example/a", "")) is None
+    # Nothing is recorded behind the caller's back: reading a dump registers nothing.
+    assert SubresourceSources().for_page(Page("dump-files-for-test", "p/a.html", "https://x.example/a", "")) is None

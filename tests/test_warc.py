@@ -15,7 +15,7 @@ from conftest import REPO
 
 from mainentity.cli import _model_and_inputs, main
 from mainentity.config import config_to_dict, load_config
-from mainentity.pipeline import load_pages
+from mainentity.loading import load_pages
 from mainentity.sitedump import decode_html
 from mainentity.warc import SubresourceRecord, WarcCounts, is_warc_input, iter_warc, read_warcs
 

@@ -20,8 +20,8 @@ from mainentity.records import Page, RenderedPage
 from mainentity.render import RenderCache, RenderSettings, render_pages
 from mainentity.render.browser import RenderOutcome
 from mainentity.render.cache import current_subresources
-from mainentity.runs import site_tasks
-from mainentity.sitedump import dump_files_for, read_site_dump
+from mainentity.scaleout import site_tasks
+from mainentity.sitedump import SubresourceSources, read_site_dump
 from mainentity.warc import read_warcs
 
 PAGE_URL = "https://css.example/p/kettle.html"
@@ -55,6 +55,11 @@ def kettle_page(warc: Path) -> Page:
     return site.pages[0]
 
 
+def warc_sources(warc: Path) -> SubresourceSources:
+    """What serves the subresources of the WARC's pages, as ``load_pages`` passes it to the renderer."""
+    return SubresourceSources(read_warcs([warc]).subresources)
+
+
 def test_records_are_served_by_url_decoded_with_their_content_type(tmp_path):
     font = b"\x00\x01\x00\x00fake font bytes"
     warc = write_warc(tmp_path / "crawl.warc.gz", [
@@ -69,7 +74,7 @@ def test_records_are_served_by_url_decoded_with_their_content_type(tmp_path):
     counts = warc_input.counts
     assert (counts.n_pages, counts.n_subresources, counts.n_not_html) == (1, 4, 1)  # the script is skipped
     page = kettle_page(warc)
-    files = dump_files_for(page)
+    files = SubresourceSources(warc_input.subresources).for_page(page)
     css = files.find(CSS_URL, page.url, page.path)
     assert (css.data, css.content_type) == (SITE_CSS, "text/css; charset=utf-8")  # gzip content coding removed
     assert files.find("https://css.example/css/print.css", page.url, page.path).data == b"h2{color:red}"
@@ -92,22 +97,23 @@ def test_records_reach_only_pages_of_their_own_input(tmp_path):
     warc_input = read_warcs([warc])
     kettle = kettle_page(warc)
     notes = next(site for site in warc_input.sites if site.site_id == "notes.example").pages[0]
-    kettle_files, notes_files = dump_files_for(kettle), dump_files_for(notes)
+    sources = SubresourceSources(warc_input.subresources)
+    kettle_files, notes_files = sources.for_page(kettle), sources.for_page(notes)
     assert kettle_files.find("https://cdn.example/fonts.css").data == b"p{font-size:12px}"  # shared by every site
     assert notes_files.find("https://cdn.example/fonts.css").data == b"p{font-size:12px}"
     assert notes_files.find(CSS_URL) is None  # another site's own records: not in the notes' task
     assert kettle_files.find("https://notes.example/notes.css") is None
     # a page built elsewhere under the same host is not served the WARC's records
-    assert dump_files_for(Page("css.example", PAGE_URL, PAGE_URL, PAGE.decode())) is None
+    assert sources.for_page(Page("css.example", PAGE_URL, PAGE_URL, PAGE.decode())) is None
 
 
 def test_a_truncated_or_vanished_record_is_not_served(tmp_path, caplog):
     warc = write_warc(tmp_path / "crawl.warc", [(PAGE_URL, "text/html", PAGE), (CSS_URL, "text/css", SITE_CSS)])
-    page = kettle_page(warc)
+    files = warc_sources(warc).for_page(kettle_page(warc))
     warc.write_bytes(warc.read_bytes()[:-len(SITE_CSS) // 2 - 4])
-    assert dump_files_for(page).find(CSS_URL) is None
+    assert files.find(CSS_URL) is None
     warc.unlink()
-    assert dump_files_for(page).find(CSS_URL) is None
+    assert files.find(CSS_URL) is None
     assert "record truncated" in caplog.text and "No such file" in caplog.text
 
 
@@ -117,35 +123,34 @@ def test_the_render_cache_key_covers_the_stylesheet_record(tmp_path):
     warc = tmp_path / "crawl" / "crawl.warc.gz"
     write_warc(warc, [(PAGE_URL, "text/html", PAGE), (CSS_URL, "text/css", SITE_CSS)])
     page = kettle_page(warc)
-    served = current_subresources(page, [CSS_URL])
+    files = warc_sources(warc).for_page(page)
+    served = current_subresources(page, [CSS_URL], files)
     assert served[0][1] != ""  # the record's hash, as the renderer records it
     cache.put(RenderOutcome(page, RenderedPage("Kettle", (), ()), subresources=served, n_subresources_served=1),
-              settings)
-    before = cache.path(page, settings)
-    assert cache.get(page, settings) is not None
+              settings, files)
+    before = cache.path(page, settings, files)
+    assert cache.get(page, settings, files) is not None
     # the same page with a stylesheet of the same length but another size: a miss
     write_warc(warc, [(PAGE_URL, "text/html", PAGE), (CSS_URL, "text/css", SITE_CSS.replace(b"50px", b"60px"))])
     page = kettle_page(warc)
-    assert cache.path(page, settings) != before and cache.get(page, settings) is None
+    files = warc_sources(warc).for_page(page)
+    assert cache.path(page, settings, files) != before and cache.get(page, settings, files) is None
 
 
 def test_a_cluster_task_carries_the_records_to_a_fresh_process(tmp_path):
     warc = write_warc(tmp_path / "crawl.warc.gz", [(PAGE_URL, "text/html", PAGE), (CSS_URL, "text/css", SITE_CSS)])
-    read_warcs([warc])
     model = SimpleNamespace(recognizer=SimpleNamespace(site_level=True), cleaners={},
                             config=SimpleNamespace(cleaning=SimpleNamespace(method="none")))
-    [(task, statistics)] = site_tasks(model, [kettle_page(warc)], cluster=None)  # a small site: one task, whole
+    # a small site: one task, whole
+    [(task, statistics)] = site_tasks(model, [kettle_page(warc)], cluster=None, subresources=warc_sources(warc))
     assert statistics is None
     assert task.warc_subresources is not None and task.directory is None
     task_file = tmp_path / "task.pickle"
     task_file.write_bytes(pickle.dumps(task))
     code = (
         "import pickle, sys\n"
-        "from mainentity.runs import _with_task_dump\n"
-        "from mainentity.sitedump import dump_files_for\n"
         "task = pickle.loads(open(sys.argv[1], 'rb').read())\n"
-        "_with_task_dump(task)\n"
-        f"print(dump_files_for(task.pages[0]).find({CSS_URL!r}).data.decode())\n"
+        f"print(task.subresources().for_page(task.pages[0]).find({CSS_URL!r}).data.decode())\n"
     )
     done = subprocess.run([sys.executable, "-c", code, str(task_file)], capture_output=True, text=True,
                           cwd=REPO, check=True)
@@ -161,14 +166,14 @@ def test_a_warc_page_is_styled_by_its_stylesheet_record_as_from_a_site_dump(tmp_
     settings = RenderSettings(concurrency=1, timeout_s=15)
     warc = write_warc(tmp_path / "crawl" / "crawl.warc.gz",
                       [(PAGE_URL, "text/html; charset=utf-8", PAGE), (CSS_URL, "text/css", SITE_CSS)])
-    (from_warc,) = render_pages([kettle_page(warc)], settings)
+    (from_warc,) = render_pages([kettle_page(warc)], settings, subresources=warc_sources(warc))
     dump = tmp_path / "dump"
     (dump / "p").mkdir(parents=True)
     (dump / "css").mkdir()
     (dump / "p" / "kettle.html").write_bytes(PAGE)
     (dump / "css" / "site.css").write_bytes(SITE_CSS)
-    (dump_page,) = read_site_dump(dump, site_id="warc-css-dump", base_url="https://css.example/").pages
-    (from_dump,) = render_pages([dump_page], settings)
+    site = read_site_dump(dump, site_id="warc-css-dump", base_url="https://css.example/")
+    (from_dump,) = render_pages(site.pages, settings, subresources=SubresourceSources.of_dumps([site]))
     assert from_warc.subresources == ((CSS_URL, from_dump.subresources[0][1]),)
     assert (heading(from_warc).font_size, heading(from_warc).font_weight) == (50.0, 300)
     assert heading(from_warc) == heading(from_dump)  # same font, weight and box
@@ -176,7 +181,7 @@ def test_a_warc_page_is_styled_by_its_stylesheet_record_as_from_a_site_dump(tmp_
     assert note.font_size == 11.0
 
     bare = write_warc(tmp_path / "bare" / "crawl.warc.gz", [(PAGE_URL, "text/html; charset=utf-8", PAGE)])
-    (unstyled,) = render_pages([kettle_page(bare)], settings)
+    (unstyled,) = render_pages([kettle_page(bare)], settings, subresources=warc_sources(bare))
     assert (heading(unstyled).font_size, heading(unstyled).font_weight) == (32.0, 700)  # Chromium's h1
     assert (unstyled.n_subresources_served, unstyled.n_subresources_blocked) == (0, 1)
 
@@ -189,7 +194,7 @@ def test_a_changed_stylesheet_record_renders_the_page_again(tmp_path):
 
     def heading_size(css: bytes) -> float:
         write_warc(warc, [(PAGE_URL, "text/html", PAGE), (CSS_URL, "text/css", css)])
-        (outcome,) = render_pages([kettle_page(warc)], settings, cache_dir)
+        (outcome,) = render_pages([kettle_page(warc)], settings, cache_dir, subresources=warc_sources(warc))
         return heading(outcome).font_size
 
     assert heading_size(SITE_CSS) == 50.0

@@ -335,9 +335,9 @@ def run_annotate(
     with sock, tempfile.TemporaryDirectory(prefix="mainentity-annotate-") as work_dir:
         render, answers, model_name = None, None, ""
         if model is not None:
-            from mainentity.runs import load_model
+            from mainentity.model_store import load_trained_model
 
-            loaded = load_model(model)
+            loaded = load_trained_model(model)
             render, model_name = loaded.config.render, str(loaded.directory)
             answers = predict_answers(model, site_dir, work_dir)
         session = AnnotationSession(site_dir, render=render, answers=answers, model_name=model_name)

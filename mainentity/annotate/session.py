@@ -33,7 +33,7 @@ from mainentity.annotate.manifest import LabelState, ManifestLabels, clean_label
 from mainentity.config import RenderConfig
 from mainentity.pipeline import render_settings
 from mainentity.records import Page, RenderedPage
-from mainentity.sitedump import MANIFEST_NAME, label_in_page, outside_reason, read_site_dump
+from mainentity.sitedump import MANIFEST_NAME, SubresourceSources, label_in_page, outside_reason, read_site_dump
 
 logger = logging.getLogger(__name__)
 
@@ -193,6 +193,7 @@ class AnnotationSession:
         if not dump.pages:
             raise ValueError(f"site dump {str(self.site_dir)!r} has no readable page ({len(dump.failures)} failed)")
         self.site_id = dump.site_id
+        self.subresources = SubresourceSources.of_dumps([dump])
         self.pages: dict[str, Page] = {page.path: page for page in dump.pages}
         self.failures = dump.failures
         self.answers = dict(answers or {})
@@ -301,9 +302,10 @@ class AnnotationSession:
         with self._page_lock(path):
             if path not in self._rendered:
                 cache_dir = self.render.cache_path()
-                outcome = RenderCache(cache_dir).get(page, self.settings) or next(
-                    render_pages([page], self.settings, cache_dir, renderer=self._started_renderer())
-                )
+                files = self.subresources.for_page(page)
+                outcome = RenderCache(cache_dir).get(page, self.settings, files) or next(render_pages(
+                    [page], self.settings, cache_dir, renderer=self._started_renderer(), subresources=self.subresources
+                ))
                 if outcome.rendered is None:
                     raise RuntimeError(outcome.error)
                 self._rendered[path] = outcome.rendered
@@ -323,7 +325,7 @@ class AnnotationSession:
         with self._page_lock(path):
             if path not in self._screenshots:
                 file = self._screenshots_dir / f"{len(self._screenshots):06d}.png"
-                self._started_renderer().screenshot(page, file, full_page=True)
+                self._started_renderer().screenshot(page, file, full_page=True, subresources=self.subresources)
                 self._screenshots[path] = file
             return self._screenshots[path]
 

@@ -2,9 +2,9 @@
 
 For each dataset of a :class:`~mainentity.config.BenchmarkConfig`:
 
-1. its labeled pages are read once (:func:`~mainentity.pipeline.load_labeled_pages`), optionally cut to a seeded
+1. its labeled pages are read once (:func:`~mainentity.loading.load_labeled_pages`), optionally cut to a seeded
    sample of ``max_pages``, and split once with the config's ``seed``
-   (:func:`~mainentity.pipeline.train_test_folds`): one train/test split, the cross-site protocol (train on
+   (:func:`~mainentity.loading.train_test_folds`): one train/test split, the cross-site protocol (train on
    ``datasets``, test on ``test_datasets``), or folds of whole sites (each system is then trained once per fold
    and scored on the union of the held-out folds);
 2. every page is rendered once through the shared render cache (``render.cache_path()``); systems that
@@ -41,18 +41,18 @@ from mainentity._version import __version__
 from mainentity.benchmark.report import write_benchmark_report
 from mainentity.config import BenchmarkConfig, Config, DataConfig, SystemConfig
 from mainentity.evaluation.report import concat_per_page, evaluate_predictions, per_site
+from mainentity.loading import labels_of, load_run_pages, page_key
 from mainentity.pipeline import (
+    KnownDocuments,
+    RenderedDocuments,
+    build_recognizer,
     fit_cleaners,
-    fit_recognizer,
-    labels_of,
-    load_labeled_pages,
-    page_key,
-    predict_documents,
-    train_test_folds,
+    fit_model,
+    predict_pages,
+    render_all,
 )
 from mainentity.recognizers.peers import PEER_NAMES, PeerUnavailableError, peer_versions
 from mainentity.records import Document, Prediction
-from mainentity.runs import build_recognizer, render_all
 
 logger = logging.getLogger(__name__)
 
@@ -218,8 +218,8 @@ def _run_dataset(
     bench: BenchmarkConfig, label: str, data: DataConfig, systems: Sequence[SystemConfig], max_pages: int | None
 ) -> _DatasetRun:
     result = _DatasetRun([], [], [])
-    _, labeled = load_labeled_pages(data, random_state=bench.seed, max_pages=max_pages)
-    folds = train_test_folds(data, labeled, random_state=bench.seed, max_pages=max_pages)
+    run_pages = load_run_pages(data, random_state=bench.seed, max_pages=max_pages)
+    folds = run_pages.folds
     all_pages = list({page_key(page): page for fold in folds for part in fold for page in part}.values())
     test_labels = labels_of(page for _, test in folds for page in test)
     n_test = sum(len(test) for _, test in folds)
@@ -240,7 +240,8 @@ def _run_dataset(
         if recognizer.needs_render or system.cleaning.method != "none":
             if rendered is None:
                 tick = time.perf_counter()
-                rendered = render_all(all_pages, base, True, desc=f"render {label}")
+                read = RenderedDocuments(bench.render, run_pages.subresources)
+                rendered = render_all(all_pages, read, desc=f"render {label}")
                 logger.info("%s: documents ready in %.1f s (%d render failures)", label,
                             time.perf_counter() - tick, len(rendered[1]))
             documents, failures = rendered
@@ -253,25 +254,20 @@ def _run_dataset(
         fit_s = predict_s = peak_mb = increase_mb = 0.0
         try:
             cleaners = fit_cleaners(documents, system.cleaning, random_state=bench.seed)
+            read = KnownDocuments(documents, failures)
             for train_pages, test_pages in folds:
-                fold_recognizer = clone(recognizer)
-                train_keys = {page_key(page) for page in train_pages}
-                test_keys = {page_key(page) for page in test_pages}
-                train_documents = [doc for doc in documents if page_key(doc.page) in train_keys]
                 tick = time.perf_counter()
-                fit_recognizer(fold_recognizer, train_documents, cleaners, system.cleaning)
+                model = fit_model(config, clone(recognizer), documents, train_pages, cleaners=cleaners)
                 fit_s += time.perf_counter() - tick
-                test_documents = [doc for doc in documents if page_key(doc.page) in test_keys]
+                n_test_documents = len(test_pages) - len({page_key(page) for page in test_pages}
+                                                         & {(p.site_id, p.path) for p in failures})
                 with PeakRSS() as memory:
-                    predictions += predict_documents(
-                        fold_recognizer, ((doc.page, doc, "") for doc in test_documents), cleaners=cleaners,
-                        batch_size=max(1, len(test_documents)),
-                    )
+                    predictions += predict_pages(model, test_pages, read=read, cleaners=cleaners,
+                                                 batch_size=max(1, n_test_documents))
                 predict_s += memory.seconds
-                n_predicted += len(test_documents)
+                n_predicted += n_test_documents
                 peak_mb = max(peak_mb, memory.peak_mb)
                 increase_mb = max(increase_mb, memory.peak_mb - memory.start_mb)
-                predictions += [p for p in failures if (p.site_id, p.path) in test_keys]
         except PeerUnavailableError as error:
             logger.error("%s: skipped on %s: %s", system.label, label, error)
             result.notes.append(f"Skipped {system.label} on {label}: {error}")

@@ -1,15 +1,19 @@
 """The per-site cleaning report: what a fitted cleaner removes, with sample text, to help set its threshold.
 
-``mainentity clean --report`` prints :func:`site_cleaning_report` for each site.
+``mainentity clean --report`` prints :func:`sites_cleaning_report`: :func:`site_cleaning_report` for each
+site, with the share of text blocks its cleaner removes.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
 
 from sklearn.utils.validation import check_is_fitted
 
 from mainentity.cleaning import SiteCleaner
 from mainentity.cleaning.infodiscoverer import InfoDiscovererCleaner
 from mainentity.cleaning.sst import SiteStyleTreeCleaner
+from mainentity.records import Document
 
 
 def _cell(text: str, width: int = 100) -> str:
@@ -125,3 +129,39 @@ def _infodiscoverer_section(cleaner: InfoDiscovererCleaner, max_nodes: int) -> l
         for r in rows
     ] or ["| (none) | | | | |"]
     return lines
+
+
+def sites_cleaning_report(
+    documents: Sequence[Document], cleaners: Mapping[str, SiteCleaner], header: Sequence[str] = ()
+) -> str:
+    """Markdown report of the fitted cleaner of each site: the share of text blocks it removes from the
+    site's rendered documents, then :func:`site_cleaning_report`.
+
+    Parameters
+    ----------
+    documents : sequence of Document
+        Rendered documents of the sites (``rendered`` set).
+    cleaners : mapping of str to SiteCleaner
+        ``site_id -> `` cleaner fitted on that site's documents; empty when the method is ``none``.
+    header : sequence of str
+        Lines put first.
+
+    Returns
+    -------
+    report : str
+        Markdown text.
+    """
+    lines = list(header)
+    if not cleaners:
+        return "\n".join([*lines, "Method 'none' removes nothing."]) + "\n"
+    for site_id, cleaner in cleaners.items():
+        site_documents = [doc for doc in documents if doc.page.site_id == site_id]
+        n_blocks = sum(len(doc.rendered.blocks) for doc in site_documents)
+        n_kept = sum(len(kept.rendered.blocks) for doc in site_documents for kept in cleaner.transform([doc]))
+        section = site_cleaning_report(cleaner).split("\n", 1)
+        share = (n_blocks - n_kept) / max(n_blocks, 1)
+        lines += [section[0], "",
+                  f"Removes {n_blocks - n_kept} of {n_blocks} text blocks ({share:.1%}) "
+                  f"over the site's {len(site_documents)} rendered pages.",
+                  *section[1:], ""]
+    return "\n".join(lines)

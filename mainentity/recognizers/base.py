@@ -52,7 +52,7 @@ class Recognizer(BaseEstimator):
     the documents of one site to one :meth:`predict` call.
 
     A site-level recogniser may also answer a site in shards, so that a very large site can be spread
-    over many processes (:func:`mainentity.runs.site_tasks`): :meth:`site_statistics` once over all the
+    over many processes (:func:`mainentity.scaleout.site_tasks`): :meth:`site_statistics` once over all the
     site's documents, :meth:`score_shard` on each shard of its documents with those statistics, and
     :meth:`predict_scored` on the scored pages of every shard, in site order. The three must give the
     predictions of one :meth:`predict` call on the whole site. Without them (they raise

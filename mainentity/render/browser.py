@@ -5,7 +5,7 @@ rendered ``concurrency`` at a time, each in a tab of its own browser context, at
 (Carullo & Binaghi 2010, KDIR, section 3.4.1). The page's markup is served from the dump by request
 routing under the page's own URL. With ``RenderSettings.subresources`` (the default), the stylesheets
 (``@import`` included), fonts and images the page requests are served from the site dump it was read
-from when the dump holds them (:func:`mainentity.sitedump.dump_files_for`; paths resolved by
+from when the dump holds them (the caller passes a :class:`mainentity.sitedump.SubresourceSources`; paths resolved by
 :func:`mainentity.sitedump.subresource_candidates`, read with its containment checks), or, for a page
 of WARC files, from the input's stylesheet, font and image records of the same URL, with their own
 ``Content-Type`` (:class:`mainentity.warc.WarcSubresources`); every other
@@ -78,7 +78,7 @@ from importlib import resources
 from urllib.parse import quote
 
 from mainentity.records import META_TITLE_KEYS, Page, RenderedPage, TextBlock
-from mainentity.sitedump import SubresourceSource, dump_files_for
+from mainentity.sitedump import SubresourceSource, SubresourceSources
 from mainentity.text import collapse_whitespace
 
 logger = logging.getLogger(__name__)
@@ -702,23 +702,24 @@ class Renderer:
             logger.debug("closing a broken tab failed: %s", exc)
 
     # -- rendering ---------------------------------------------------------------------------------
-    async def _navigate(self, tab: _Tab, page: Page) -> None:
+    async def _navigate(self, tab: _Tab, page: Page, files: SubresourceSource | None) -> None:
         """Serve ``page`` into ``tab`` under :func:`load_url` and wait for the navigation's commit.
 
         Playwright's own "load" wait never ends when the page starts a navigation that the router
         then cancels, so the callers poll the document's readiness (:data:`_READY_JS`) instead.
         """
-        tab.serve(page, dump_files_for(page) if self.settings.subresources else None)
+        tab.serve(page, files if self.settings.subresources else None)
         await tab.page.goto(tab.url, wait_until="commit")
 
-    async def _load(self, tab: _Tab, page: Page) -> None:
-        """Serve ``page`` into ``tab`` and wait until it is ready (:data:`_READY_JS`)."""
-        await self._navigate(tab, page)
+    async def _load(self, tab: _Tab, page: Page, files: SubresourceSource | None) -> None:
+        """Serve ``page`` (and subresources from ``files``) into ``tab`` and wait until it is ready
+        (:data:`_READY_JS`)."""
+        await self._navigate(tab, page, files)
         while not await tab.page.evaluate(_READY_JS):
             await asyncio.sleep(_POLL_S)
 
-    async def _extract(self, tab: _Tab, page: Page) -> RenderOutcome:
-        await self._navigate(tab, page)
+    async def _extract(self, tab: _Tab, page: Page, files: SubresourceSource | None) -> RenderOutcome:
+        await self._navigate(tab, page, files)
         while (extracted := await tab.page.evaluate(_EXTRACT_WHEN_READY_JS, list(META_KEYS))) is None:
             await asyncio.sleep(_POLL_S)
         url = tab.page.url
@@ -730,17 +731,17 @@ class Renderer:
         logger.debug("%s: %d subresources served, %d requests blocked", page_label(page), n_served, tab.n_blocked)
         return RenderOutcome(page, parse_blocks_payload(payload), "", subresources, n_served, tab.n_blocked)
 
-    async def _attempt(self, page: Page) -> RenderOutcome:
+    async def _attempt(self, page: Page, files: SubresourceSource | None) -> RenderOutcome:
         browser = self._browser
         try:
-            outcome = await self._attempt_in_tab(page)
+            outcome = await self._attempt_in_tab(page, files)
         except _TabFailure as exc:
             await self._recover(browser, str(exc))
             raise
         self._n_launches_without_render = 0
         return outcome
 
-    async def _attempt_in_tab(self, page: Page) -> RenderOutcome:
+    async def _attempt_in_tab(self, page: Page, files: SubresourceSource | None) -> RenderOutcome:
         try:
             tab = await self._acquire()
         except _TabFailure:
@@ -749,7 +750,7 @@ class Renderer:
             raise _TabFailure(f"could not open a tab: {_first_line(exc)}") from exc
         healthy = False
         try:
-            outcome = await asyncio.wait_for(self._extract(tab, page), self.settings.timeout_s)
+            outcome = await asyncio.wait_for(self._extract(tab, page, files), self.settings.timeout_s)
             healthy = True
             return outcome
         except asyncio.TimeoutError:
@@ -766,12 +767,12 @@ class Renderer:
         finally:
             self._release(tab, healthy)
 
-    async def _render_one(self, page: Page) -> RenderOutcome:
+    async def _render_one(self, page: Page, files: SubresourceSource | None) -> RenderOutcome:
         n_attempts = 1 + self.settings.retries
         reasons = []
         for attempt in range(n_attempts):
             try:
-                return await self._attempt(page)
+                return await self._attempt(page, files)
             except _TabFailure as exc:
                 reasons.append(str(exc))
                 logger.info("%s: attempt %d failed: %s", page_label(page), attempt + 1, exc)
@@ -780,7 +781,9 @@ class Renderer:
             page, None, f"{page_label(page)}: render failed after {n_attempts} attempt(s): {detail}"
         )
 
-    def render(self, pages: Iterable[Page]) -> Iterator[RenderOutcome]:
+    def render(
+        self, pages: Iterable[Page], subresources: SubresourceSources | None = None
+    ) -> Iterator[RenderOutcome]:
         """Render pages, ``settings.concurrency`` at a time, yielding each outcome as it finishes.
 
         A page that fails (timeout, crash, navigation away, bad markup) is retried ``settings.retries``
@@ -790,6 +793,10 @@ class Renderer:
         Parameters
         ----------
         pages : iterable of Page
+        subresources : SubresourceSources, optional
+            What serves each page's stylesheets, fonts and images when ``settings.subresources`` is on
+            (:meth:`~mainentity.sitedump.SubresourceSources.for_page`); by default only a page whose URL
+            is its file's ``file://`` URI finds the files of its directory.
 
         Yields
         ------
@@ -807,6 +814,7 @@ class Renderer:
             raise RuntimeError("Renderer is not started; use `with Renderer(settings) as renderer:`")
         self._call(self._new_batch())
         window = 2 * self.settings.concurrency
+        subresources = subresources if subresources is not None else SubresourceSources()
         source = iter(pages)
         pending: set[concurrent.futures.Future] = set()
         exhausted = False
@@ -819,7 +827,8 @@ class Renderer:
                     elif not isinstance(page, Page):
                         raise TypeError(f"render expects Page records; got {type(page).__name__}")
                     else:
-                        pending.add(asyncio.run_coroutine_threadsafe(self._render_one(page), self._loop))
+                        rendering = self._render_one(page, subresources.for_page(page))
+                        pending.add(asyncio.run_coroutine_threadsafe(rendering, self._loop))
                 if not pending:
                     return
                 done, pending = concurrent.futures.wait(
@@ -844,6 +853,7 @@ class Renderer:
         *,
         full_page: bool = True,
         boxes: Sequence[tuple[float, float, float, float]] = (),
+        subresources: SubresourceSources | None = None,
     ) -> None:
         """Render one page and save a PNG screenshot of it, optionally with boxes drawn on top.
 
@@ -858,6 +868,8 @@ class Renderer:
             The whole laid-out page rather than the 1024x768 viewport.
         boxes : sequence of (x, y, width, height)
             Rectangles in CSS px from the page top (as in :class:`TextBlock`), outlined in red.
+        subresources : SubresourceSources, optional
+            What serves the page's stylesheets, fonts and images (as for :meth:`render`).
 
         Raises
         ------
@@ -867,14 +879,17 @@ class Renderer:
         if self._loop is None:
             raise RuntimeError("Renderer is not started; use `with Renderer(settings) as renderer:`")
         try:
-            self._call(self._screenshot(page, os.fspath(path), full_page, [list(b) for b in boxes]))
+            files = (subresources if subresources is not None else SubresourceSources()).for_page(page)
+            self._call(self._screenshot(page, files, os.fspath(path), full_page, [list(b) for b in boxes]))
         except Exception as exc:
             raise RuntimeError(f"{page_label(page)}: screenshot failed: {exc}") from exc
 
-    async def _screenshot(self, page: Page, path: str, full_page: bool, boxes: list) -> None:
+    async def _screenshot(
+        self, page: Page, files: SubresourceSource | None, path: str, full_page: bool, boxes: list
+    ) -> None:
         tab = await self._acquire()
         try:
-            await asyncio.wait_for(self._load(tab, page), self.settings.timeout_s)
+            await asyncio.wait_for(self._load(tab, page, files), self.settings.timeout_s)
             # The extraction un-hides a wholly hidden page (module docstring): show what it saw.
             await tab.page.evaluate(BLOCKS_JS, list(META_KEYS))
             await tab.page.evaluate(_DRAW_BOXES_JS, boxes)

@@ -13,8 +13,8 @@ entries or none.
 Which subresources a page requests is known only once it has been rendered, so with subresources
 served a lookup takes two steps: a small *request list* stored under the key of the page alone names
 the stylesheet, font and image URLs the page requested last time; their files are looked up in the
-page's site dump (or the records of its WARC input) now (:func:`mainentity.sitedump.dump_files_for`)
-and hashed, and the entry is read
+page's site dump (or the records of its WARC input: the page's
+:class:`~mainentity.sitedump.SubresourceSource`, given by the caller) now and hashed, and the entry is read
 under the key that includes those hashes. A changed, added or removed file changes the key, so the
 page is rendered again. The requests depend only on the page and the content of what it requested,
 so the request list of the last rendering names the same URLs for an unchanged dump.
@@ -46,7 +46,7 @@ from mainentity.render.browser import (
     browser_version,
     load_url,
 )
-from mainentity.sitedump import dump_files_for
+from mainentity.sitedump import SubresourceSource, SubresourceSources
 
 logger = logging.getLogger(__name__)
 
@@ -225,16 +225,18 @@ def _stored_blocks(rows: list[list]) -> tuple[TextBlock, ...]:
     return tuple(blocks)
 
 
-def current_subresources(page: Page, urls: Iterable[str]) -> tuple[tuple[str, str], ...]:
-    """``(url, sha256)`` of the files the page's site dump now holds for ``urls``, sorted.
+def current_subresources(
+    page: Page, urls: Iterable[str], files: SubresourceSource | None = None
+) -> tuple[tuple[str, str], ...]:
+    """``(url, sha256)`` of the files the page's site dump (``files``) now holds for ``urls``, sorted.
 
-    ``sha256`` is ``""`` for a URL the dump does not hold (or when the page's dump is unknown),
-    exactly as the renderer would record it (:func:`mainentity.sitedump.DumpFiles.find`).
+    ``sha256`` is ``""`` for a URL the dump does not hold (or when the page's dump is unknown:
+    ``files`` is ``None``), exactly as the renderer would record it
+    (:func:`mainentity.sitedump.DumpFiles.find`).
 
     >>> current_subresources(Page("nowhere", "1.htm", "http://s.test/1", ""), ["http://s.test/a.css"])
     (('http://s.test/a.css', ''),)
     """
-    files = dump_files_for(page)
     if files is None or not files.holds_subresources:  # nothing to find: skip the file-system lookups
         return tuple(sorted((u, "") for u in set(urls)))
     url, path = load_url(page), page.path
@@ -242,10 +244,11 @@ def current_subresources(page: Page, urls: Iterable[str]) -> tuple[tuple[str, st
     return tuple(sorted((u, f.sha256 if f is not None else "") for u, f in found.items()))
 
 
-def _with_dump_state(page: Page, subresources: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
-    """``subresources`` plus whether the page's dump holds anything to serve: when it holds pages only,
-    the page's images are not even requested, so they are missing from its request list."""
-    files = dump_files_for(page)
+def _with_dump_state(
+    subresources: Iterable[tuple[str, str]], files: SubresourceSource | None
+) -> list[tuple[str, str]]:
+    """``subresources`` plus whether the page's dump (``files``) holds anything to serve: when it holds
+    pages only, the page's images are not even requested, so they are missing from its request list."""
     holds = files is not None and files.holds_subresources
     return [*subresources, ("", "dump holds subresources" if holds else "dump holds pages only")]
 
@@ -280,9 +283,10 @@ class RenderCache:
     def _file(self, key: str, suffix: str) -> Path:
         return self.directory / key[:2] / f"{key}{suffix}"
 
-    def path(self, page: Page, settings: RenderSettings) -> Path | None:
-        """Where the entry of ``page`` rendered with ``settings`` is stored, given the site dump's
-        files now; ``None`` when subresources are served and the page has no request list yet."""
+    def path(self, page: Page, settings: RenderSettings, files: SubresourceSource | None = None) -> Path | None:
+        """Where the entry of ``page`` rendered with ``settings`` is stored, given the files its site
+        dump (``files``: what serves its subresources, ``None`` when unknown) holds now; ``None`` when
+        subresources are served and the page has no request list yet."""
         page_digest = _page_digest(page, settings)
         if not settings.subresources:
             return self._file(_key(page_digest, None), ".json.gz")
@@ -293,13 +297,16 @@ class RenderCache:
         except ValueError as exc:
             logger.warning("ignoring unreadable render cache request list of %s: %s", page.path, exc)
             return None
-        subresources = _with_dump_state(page, current_subresources(page, urls))
+        subresources = _with_dump_state(current_subresources(page, urls, files), files)
         return self._file(_key(page_digest, subresources), ".json.gz")
 
-    def get(self, page: Page, settings: RenderSettings) -> RenderOutcome | None:
+    def get(
+        self, page: Page, settings: RenderSettings, files: SubresourceSource | None = None
+    ) -> RenderOutcome | None:
         """The cached rendering of ``page`` with its subresource record, or ``None`` on a miss (absent,
-        corrupt or foreign entry, or a subresource file changed since)."""
-        path = self.path(page, settings)
+        corrupt or foreign entry, or a subresource file changed since). ``files``: what serves the
+        page's subresources (see :meth:`path`)."""
+        path = self.path(page, settings, files)
         if path is None:
             return None
         try:
@@ -313,9 +320,10 @@ class RenderCache:
             logger.warning("ignoring unreadable render cache entry %s: %s", path, exc)
             return None
 
-    def put(self, outcome: RenderOutcome, settings: RenderSettings) -> None:
+    def put(self, outcome: RenderOutcome, settings: RenderSettings, files: SubresourceSource | None = None) -> None:
         """Store a page's rendering atomically (replacing any previous entry), under the key of the
         subresources it was rendered with, and, when they are served, the page's request list.
+        ``files``: what served the page's subresources (see :meth:`path`).
 
         Raises
         ------
@@ -329,7 +337,7 @@ class RenderCache:
         if not settings.subresources:
             self._write(self._file(_key(page_digest, None), ".json.gz"), data)
             return
-        key = _key(page_digest, _with_dump_state(outcome.page, outcome.subresources))
+        key = _key(page_digest, _with_dump_state(outcome.subresources, files))
         self._write(self._file(key, ".json.gz"), data)
         urls = json.dumps(sorted({url for url, _ in outcome.subresources})).encode("utf-8")
         self._write(self._file(_key(page_digest, None), ".requests.json"), urls)
@@ -378,6 +386,7 @@ def render_pages(
     *,
     chunk_size: int = 256,
     renderer: Renderer | None = None,
+    subresources: SubresourceSources | None = None,
 ) -> Iterator[RenderOutcome]:
     """Render pages, reading and filling the render cache; start Chromium only for cache misses.
 
@@ -403,6 +412,10 @@ def render_pages(
         The renderer of the cache misses, with these ``settings``; not closed here. Default: the one
         :func:`hold_renderer` keeps for these settings, else one started on the first miss and closed
         when the iteration ends.
+    subresources : SubresourceSources, optional
+        What serves each site's stylesheets, fonts and images (the ``subresources`` of
+        :func:`mainentity.loading.load_pages`); by default only a page whose URL is its file's
+        ``file://`` URI finds the files of its directory.
 
     Yields
     ------
@@ -433,13 +446,14 @@ def render_pages(
         renderer = _HELD.get(settings)  # the process's own (hold_renderer), when it keeps one
     owned = renderer is None
     cache = RenderCache(cache_dir) if cache_dir is not None else None
+    subresources = subresources if subresources is not None else SubresourceSources()
     source = iter(pages)
     n_rendered = n_served = n_blocked = 0
     try:
         while chunk := list(itertools.islice(source, chunk_size)):
             misses = []
             for page in chunk:
-                cached = cache.get(page, settings) if cache is not None else None
+                cached = cache.get(page, settings, subresources.for_page(page)) if cache is not None else None
                 if cached is None:
                     misses.append(page)
                 else:
@@ -449,9 +463,9 @@ def render_pages(
             if renderer is None:
                 renderer = Renderer(settings)
             renderer.start()  # idempotent: a caller's running renderer is reused
-            for outcome in renderer.render(misses):
+            for outcome in renderer.render(misses, subresources):
                 if cache is not None and outcome.rendered is not None:
-                    cache.put(outcome, settings)
+                    cache.put(outcome, settings, subresources.for_page(outcome.page))
                 n_rendered += 1
                 n_served += outcome.n_subresources_served
                 n_blocked += outcome.n_subresources_blocked

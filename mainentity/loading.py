@@ -1,0 +1,329 @@
+"""Read the inputs of a run: site dumps, datasets and WARC files into pages with their incoming anchor
+texts, the sources of their subresources, and the train/test splits a config asks for.
+
+The first step of every command (``predict``, ``train``, ``evaluate``, ``benchmark``); what it returns
+goes to :mod:`mainentity.pipeline`, which composes the stages.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field, replace
+
+import numpy as np
+
+from mainentity.config import DataConfig
+from mainentity.linkgraph import AnchorCoverage, link_graph
+from mainentity.records import Page
+from mainentity.sitedump import DumpFiles, PageFailure, SubresourceSources, read_dataset
+from mainentity.splits import site_folds, split_pages
+from mainentity.warc import is_warc_input, read_warcs
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class LoadedPages:
+    """Pages read from the configured datasets, with incoming anchors, and the files that failed.
+
+    Attributes
+    ----------
+    pages : tuple of Page
+        The readable pages, ``anchors`` filled.
+    failures : tuple of PageFailure
+        The files that could not be read.
+    anchor_coverage : tuple of AnchorCoverage
+        Per site dump: how many pages received incoming anchor texts, and how links were matched.
+    subresources : SubresourceSources
+        What serves the stylesheets, fonts and images of each site's pages (the files of its site dump,
+        the records of its WARC input): pass it to the renderer with the pages.
+    """
+
+    pages: tuple[Page, ...]
+    failures: tuple[PageFailure, ...]
+    anchor_coverage: tuple[AnchorCoverage, ...] = ()
+    subresources: SubresourceSources = field(default_factory=SubresourceSources)
+
+
+def load_pages(
+    datasets: Iterable[str],
+    *,
+    base_url: str | None = None,
+    max_pages_per_site: int | None = None,
+    anchor_url_pattern: str | None = None,
+) -> LoadedPages:
+    """Read every site dump of the given datasets and fill each page's incoming anchor texts (ILA).
+
+    A dataset may also be a WARC file or a folder of them (:func:`mainentity.warc.is_warc_input`): all
+    the WARC inputs are read together into one site per host (:func:`mainentity.warc.read_warcs`);
+    ``base_url`` does not apply to them (their records carry their URLs).
+
+    The link graph is computed per site dump (Carullo & Binaghi 2010, section 2: A is the set of
+    anchor texts of links in the site that point to the page) by :func:`mainentity.linkgraph.link_graph`,
+    which learns how the site's URLs name its pages; ``anchor_url_pattern`` overrides that. The anchor
+    coverage is logged (:func:`log_anchor_coverage`) and returned.
+
+    Raises
+    ------
+    ValueError
+        If a dataset directory holds no site dump, or ``anchor_url_pattern`` is not a regular expression.
+    ImportError
+        If a WARC file is given and FastWARC is not installed.
+    """
+    pages: list[Page] = []
+    failures: list[PageFailure] = []
+    coverage: list[AnchorCoverage] = []
+    datasets = list(datasets)
+    crawls = [dataset for dataset in datasets if is_warc_input(dataset)]
+    sites = [site for dataset in datasets if dataset not in crawls
+             for site in read_dataset(dataset, base_url=base_url, max_pages_per_site=max_pages_per_site)]
+    sources = {site.site_id: DumpFiles(site.directory.resolve()) for site in sites}
+    if crawls:
+        warc_input = read_warcs(crawls, max_pages_per_site=max_pages_per_site)
+        sites.extend(warc_input.sites)
+        failures.extend(warc_input.failures)
+        sources.update(warc_input.subresources)
+    for site in sites:
+        graph = link_graph(site.pages, url_pattern=anchor_url_pattern)
+        pages.extend(replace(page, anchors=graph.anchors[page.path]) for page in site.pages)
+        failures.extend(site.failures)
+        coverage.append(graph.coverage)
+    log_anchor_coverage(coverage)
+    return LoadedPages(tuple(pages), tuple(failures), tuple(coverage), SubresourceSources(sources))
+
+
+def with_site_anchors(pages: Sequence[Page], *, anchor_url_pattern: str | None = None) -> list[Page]:
+    """The pages with their incoming anchor texts (ILA) from the links among the given pages of each site.
+
+    What :func:`load_pages` does per site dump, for pages that come from elsewhere (built in memory):
+    the pages are grouped by ``site_id`` and each group is a site for
+    :func:`mainentity.linkgraph.link_graph`; the coverage is logged (:func:`log_anchor_coverage`).
+
+    Parameters
+    ----------
+    pages : sequence of Page
+        ``(site_id, path)`` unique; their ``anchors`` are replaced.
+    anchor_url_pattern : str, optional
+        Passed to :func:`~mainentity.linkgraph.link_graph` as ``url_pattern``.
+
+    Returns
+    -------
+    pages : list of Page
+        New pages, in the given order.
+
+    Raises
+    ------
+    ValueError
+        If two pages of a site share a path, or the pattern is not a regular expression.
+
+    Examples
+    --------
+    >>> a = Page("s", "a.html", "https://s.example/a.html", '<a href="b.html">Bee</a>')
+    >>> b = Page("s", "b.html", "https://s.example/b.html", "<p>b</p>")
+    >>> [page.anchors for page in with_site_anchors([a, b])]
+    [(), ('Bee',)]
+    """
+    by_site: dict[str, list[Page]] = defaultdict(list)
+    for page in pages:
+        by_site[page.site_id].append(page)
+    anchors: dict[tuple[str, str], tuple[str, ...]] = {}
+    coverage = []
+    for site_id, site_pages in by_site.items():
+        graph = link_graph(site_pages, url_pattern=anchor_url_pattern)
+        anchors.update(((site_id, path), texts) for path, texts in graph.anchors.items())
+        coverage.append(graph.coverage)
+    log_anchor_coverage(coverage)
+    return [replace(page, anchors=anchors[page_key(page)]) for page in pages]
+
+
+def _site_coverage_note(site: AnchorCoverage) -> str:
+    """The site's coverage line; for a silent site (several pages, no anchor text) with what to check."""
+    if site.silent:
+        return f"{site.summary()}: check that its pages link to each other, or set data.anchor_url_pattern"
+    return site.summary()
+
+
+def anchor_coverage_notes(coverage: Sequence[AnchorCoverage]) -> list[str]:
+    """Report lines on the incoming-anchor coverage: one overall, one per site of several pages.
+
+    A site of several pages where no page received an anchor text gets a warning: its anchor-text
+    features are empty, so models that use them see less than they were designed for.
+
+    Examples
+    --------
+    >>> for line in anchor_coverage_notes([AnchorCoverage("a", 3, 0), AnchorCoverage("b", 1, 0)]):
+    ...     print(line[:50])
+    Incoming anchor texts (ILA): 0 of 4 pages (0.0%) i
+    Warning: site a: 0 of 3 pages (0.0%) have incoming
+    """
+    n_pages = sum(site.n_pages for site in coverage)
+    n_with = sum(site.n_pages_with_anchors for site in coverage)
+    share = n_with / n_pages if n_pages else 0.0
+    lines = [f"Incoming anchor texts (ILA): {n_with} of {n_pages} pages ({share:.1%}) in {len(coverage)} "
+             f"site{'s' if len(coverage) != 1 else ''} have at least one."]
+    for site in coverage:
+        if site.n_pages >= 2:
+            lines.append(("Warning: " if site.silent else "") + _site_coverage_note(site))
+    return lines
+
+
+def log_anchor_coverage(coverage: Sequence[AnchorCoverage]) -> None:
+    """Log the overall coverage and each site of several pages (info), a silent site as a warning."""
+    logger.info("%s", anchor_coverage_notes(coverage)[0])
+    for site in coverage:
+        if site.n_pages >= 2:
+            (logger.warning if site.silent else logger.info)("%s", _site_coverage_note(site))
+
+
+def load_labeled_pages(
+    data: DataConfig, *, random_state: int = 0, max_pages: int | None = None
+) -> tuple[LoadedPages, list[Page]]:
+    """Load a config's datasets and keep their labeled pages, at most ``max_pages`` of them.
+
+    The limit is the smaller of ``max_pages`` and ``data.max_pages``; above it a seeded sample (in
+    dataset order) is kept.
+
+    Returns
+    -------
+    loaded : LoadedPages
+        Every page read (labeled or not) and the files that failed.
+    labeled : list of Page
+        The labeled pages used for training and testing.
+
+    Raises
+    ------
+    ValueError
+        If the datasets hold no labeled page.
+    """
+    loaded = load_pages(
+        data.datasets,
+        base_url=data.base_url,
+        max_pages_per_site=data.max_pages_per_site,
+        anchor_url_pattern=data.anchor_url_pattern,
+    )
+    labeled = [page for page in loaded.pages if page.main_entity]
+    if not labeled:
+        raise ValueError(f"no labeled pages in {', '.join(data.datasets) or 'data.datasets (empty)'}")
+    limit = min(n for n in (max_pages, data.max_pages, len(labeled)) if n is not None)
+    if limit < len(labeled):
+        keep = np.random.default_rng(random_state).choice(len(labeled), limit, replace=False)
+        labeled = [labeled[i] for i in sorted(keep)]
+    return loaded, labeled
+
+
+def train_test_folds(
+    data: DataConfig, labeled: Sequence[Page], *, random_state: int = 0, max_pages: int | None = None
+) -> list[tuple[list[Page], list[Page]]]:
+    """The ``(train, test)`` page lists a config's data section asks for.
+
+    ``random`` and ``by-site`` give one split of ``labeled`` (:func:`mainentity.splits.split_pages`);
+    ``none`` trains on every labeled page and tests on the labeled pages of ``data.test_datasets``
+    (none when it is empty); ``site-folds`` gives ``data.n_folds`` folds of whole sites
+    (:func:`mainentity.splits.site_folds`).
+
+    Parameters
+    ----------
+    data : DataConfig
+    labeled : sequence of Page
+        The labeled pages of ``data.datasets`` (:func:`load_labeled_pages`).
+    random_state : int
+        Seed of the split and of the test pages' sample.
+    max_pages : int, optional
+        At most this many test pages from ``test_datasets`` (also capped by ``data.max_pages``).
+
+    Returns
+    -------
+    folds : list of (train, test)
+
+    Raises
+    ------
+    ValueError
+        On a split that cannot be made (see :mod:`mainentity.splits`), or ``test_datasets`` without
+        labeled pages.
+    """
+    return _folds_and_test_input(data, labeled, random_state=random_state, max_pages=max_pages)[0]
+
+
+def _folds_and_test_input(
+    data: DataConfig, labeled: Sequence[Page], *, random_state: int, max_pages: int | None
+) -> tuple[list[tuple[list[Page], list[Page]]], LoadedPages | None]:
+    """:func:`train_test_folds`, and what was read of ``data.test_datasets`` (``None`` when nothing)."""
+    if data.split == "site-folds":
+        return site_folds(labeled, data.n_folds, random_state=random_state), None
+    train, test = split_pages(labeled, method=data.split, train_fraction=data.train_fraction,
+                              random_state=random_state)
+    if not data.test_datasets:
+        return [(train, test)], None
+    test_data = replace(data, datasets=data.test_datasets, test_datasets=())
+    loaded_test, test = load_labeled_pages(test_data, random_state=random_state, max_pages=max_pages)
+    return [(train, test)], loaded_test
+
+
+@dataclass(frozen=True)
+class RunPages:
+    """The pages of a training or benchmark run: what was read, the labeled pages and their folds.
+
+    Attributes
+    ----------
+    loaded : LoadedPages
+        Every page of ``data.datasets`` read (labeled or not) and the files that failed.
+    labeled : list of Page
+        Its labeled pages (:func:`load_labeled_pages`).
+    folds : list of (train, test)
+        :func:`train_test_folds` of them.
+    subresources : SubresourceSources
+        What serves the subresources of every page of the folds, the test datasets' included.
+    """
+
+    loaded: LoadedPages
+    labeled: list[Page]
+    folds: list[tuple[list[Page], list[Page]]]
+    subresources: SubresourceSources
+
+
+def load_run_pages(data: DataConfig, *, random_state: int = 0, max_pages: int | None = None) -> RunPages:
+    """:func:`load_labeled_pages` and :func:`train_test_folds` in one step, with the subresources of every
+    page read (those of ``data.test_datasets`` too).
+
+    Raises
+    ------
+    ValueError
+        As :func:`load_labeled_pages` and :func:`train_test_folds`.
+    """
+    loaded, labeled = load_labeled_pages(data, random_state=random_state, max_pages=max_pages)
+    folds, loaded_test = _folds_and_test_input(data, labeled, random_state=random_state, max_pages=max_pages)
+    sources = dict(loaded.subresources.sources)
+    if loaded_test is not None:
+        sources.update(loaded_test.subresources.sources)
+    return RunPages(loaded, labeled, folds, SubresourceSources(sources))
+
+
+
+
+def page_key(page: Page) -> tuple[str, str]:
+    """``(site_id, path)``: how a page is identified across records and output rows."""
+    return page.site_id, page.path
+
+
+def labels_of(pages: Iterable[Page]) -> dict[tuple[str, str], tuple[str, ...]]:
+    """``(site_id, path) -> labels`` of the labeled pages (the evaluation's gold standard)."""
+    return {page_key(page): page.main_entity for page in pages if page.main_entity}
+
+
+def data_summary(data: DataConfig, loaded: LoadedPages) -> dict:
+    """Counts that a run records about its data."""
+    n_sites = len({page.site_id for page in loaded.pages})
+    labeled = sum(1 for page in loaded.pages if page.main_entity)
+    with_anchors = sum(1 for page in loaded.pages if page.anchors)
+    return {
+        "datasets": list(data.datasets),
+        "n_sites": n_sites,
+        "n_pages": len(loaded.pages),
+        "n_labeled_pages": labeled,
+        "n_unreadable_pages": len(loaded.failures),
+        "share_pages_with_anchors": round(with_anchors / len(loaded.pages), 4) if loaded.pages else math.nan,
+        "anchor_coverage": [asdict(site) for site in loaded.anchor_coverage],
+    }

@@ -1,0 +1,214 @@
+"""The model-directory store: write a trained model to a directory and load it back.
+
+A model directory::
+
+    <name>/
+        model.skops        the fitted recogniser, the per-site cleaners and the digests of the
+                           training pages (a safe model file: :mod:`mainentity.model_io`)
+        config.yaml        the resolved config
+        meta.json          package version, counts and timings (seconds)
+
+Models that ship with the package live in :data:`PRETRAINED_DIR` and are named by their directory
+name (:func:`resolve_model`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from mainentity._files import write_text_atomic
+from mainentity.config import Config, config_from_dict, config_to_dict
+from mainentity.model_io import MODEL_FILE, ModelFormatError, load_model_file, save_model_file
+from mainentity.recognizers.base import Recognizer
+
+
+@dataclass(frozen=True)
+class TrainedModel:
+    """A model directory loaded back: its config, recogniser, per-site cleaners and training pages.
+
+    ``training_pages`` holds :func:`mainentity.sitedump.page_digest` of each page the recogniser was
+    fitted on. ``directory`` is ``None`` for a model fitted in memory and not saved (a benchmark fold's).
+    """
+
+    directory: Path | None
+    config: Config
+    recognizer: Recognizer
+    cleaners: dict
+    training_pages: frozenset[str] = frozenset()
+
+
+#: Where the models that ship with the package live: ``pretrained/<name>/`` beside this module.
+PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
+
+#: The model used when a command names none: the general recogniser trained on all shared labeled data.
+DEFAULT_MODEL = "general"
+
+
+def pretrained_names() -> list[str]:
+    """Names of the models that ship with the package (directories under :data:`PRETRAINED_DIR`).
+
+    >>> "general" in pretrained_names()
+    True
+    """
+    if not PRETRAINED_DIR.is_dir():
+        return []
+    return sorted(path.name for path in PRETRAINED_DIR.iterdir() if (path / MODEL_FILE).is_file())
+
+
+def is_model_reference(model: str | Path) -> bool:
+    """Whether ``model`` names a model: a directory with ``config.yaml``, or a shipped model's name.
+
+    >>> is_model_reference("general"), is_model_reference("datasets/sample-shop")
+    (True, False)
+    """
+    path = Path(model)
+    return (path / "config.yaml").is_file() or (not path.exists() and str(model) in pretrained_names())
+
+
+def resolve_model(model: str | Path | None) -> Path:
+    """The model directory a command means: a directory, the name of a shipped model, or the default.
+
+    Parameters
+    ----------
+    model : str, Path or None
+        A model directory written by :func:`train`; else the name of a model that ships with the package
+        (:func:`pretrained_names`); ``None`` for :data:`DEFAULT_MODEL`.
+
+    Returns
+    -------
+    directory : Path
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``model`` is neither a directory nor a shipped model's name (the message lists those).
+
+    Examples
+    --------
+    >>> resolve_model(None).name
+    'general'
+    """
+    if model is None:
+        model = DEFAULT_MODEL
+    if Path(model).is_dir():
+        return Path(model)
+    if str(model) in pretrained_names():
+        return PRETRAINED_DIR / str(model)
+    raise FileNotFoundError(
+        f"{model} is neither a model directory nor a model that ships with mainentity "
+        f"({', '.join(pretrained_names()) or 'none installed'})"
+    )
+
+
+def ship_model(run_dir: str | Path, name: str | None = None) -> Path:
+    """Copy a trained model (model file, ``config.yaml``, ``meta.json``) into the package's shipped models.
+
+    Files are replaced atomically, one by one; other files of the shipped model's directory (its notes
+    on data sources) are kept.
+
+    Returns
+    -------
+    directory : Path
+        ``PRETRAINED_DIR / name`` (``name`` defaults to the run directory's name).
+
+    Raises
+    ------
+    FileNotFoundError
+        If the run directory lacks the model file, ``config.yaml`` or ``meta.json``.
+    """
+    run_dir = Path(run_dir)
+    target = PRETRAINED_DIR / (name or run_dir.name)
+    target.mkdir(parents=True, exist_ok=True)
+    for file_name in (MODEL_FILE, "config.yaml", "meta.json"):
+        temporary = target / (file_name + ".tmp")
+        shutil.copyfile(run_dir / file_name, temporary)
+        os.replace(temporary, target / file_name)
+    return target
+
+
+def write_model_file(model: TrainedModel, path: Path) -> Path:
+    """Write the model file of a model directory: the recogniser, the cleaners and the training pages'
+    digests (sorted), through :func:`mainentity.model_io.save_model_file`.
+
+    Raises
+    ------
+    mainentity.model_io.UntrustedModelError
+        If the recogniser holds a type a model file cannot hold (nothing is written then).
+    """
+    state = {"recognizer": model.recognizer, "cleaners": model.cleaners, "training_pages": sorted(model.training_pages)}
+    return save_model_file(state, path)
+
+
+def save_model(model: TrainedModel, directory: str | Path) -> Path:
+    """Write a model directory that :func:`load_trained_model` reads: the model file, ``config.yaml``, ``meta.json``.
+
+    The model file holds the recogniser as it is now (parameters changed with ``set_params``
+    included), the cleaners and the training pages' digests; ``config.yaml`` is the model's config with
+    ``model.params`` set to the recogniser's current parameters; ``meta.json`` is copied from the
+    model's own directory when it has one. Each file is written atomically.
+
+    Parameters
+    ----------
+    model : TrainedModel
+    directory : str or Path
+        Created if missing; the files named above are replaced.
+
+    Returns
+    -------
+    directory : Path
+
+    Raises
+    ------
+    mainentity.model_io.UntrustedModelError
+        If the recogniser holds a type a model file cannot hold (nothing is written then).
+    """
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    params = model.recognizer.get_params(deep=False)
+    config = dataclasses.replace(model.config, model=dataclasses.replace(model.config.model, params=params))
+    write_model_file(model, directory / MODEL_FILE)
+    write_text_atomic(directory / "config.yaml", yaml.safe_dump(config_to_dict(config), sort_keys=False))
+    meta = model.directory / "meta.json" if model.directory is not None else None
+    if meta is not None and meta.is_file() and meta.resolve() != (directory / "meta.json").resolve():
+        write_text_atomic(directory / "meta.json", meta.read_text(encoding="utf-8"))
+    return directory
+
+
+def load_trained_model(model_dir: str | Path | None = None) -> TrainedModel:
+    """Load a model directory written by :func:`train`, or a shipped model by name (see :func:`resolve_model`).
+
+    The model file is read with :func:`mainentity.model_io.load_model_file`, which builds no object
+    of an untrusted type, so a model directory from someone else can be opened safely.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the directory has no ``config.yaml`` or no model file.
+    mainentity.model_io.ModelFormatError
+        If the model file is an old ``model.joblib`` pickle (never loaded) or has another format
+        version; the message says what to do.
+    mainentity.model_io.UntrustedModelError
+        If the model file names a type that is not trusted.
+    """
+    directory = resolve_model(model_dir)
+    if not (directory / "config.yaml").is_file():
+        raise FileNotFoundError(f"{directory} is not a model directory: config.yaml is missing")
+    if not (directory / MODEL_FILE).is_file():
+        if (directory / "model.joblib").is_file():
+            raise ModelFormatError(
+                f"{directory} holds a model.joblib pickle from an older mainentity; pickles can run code when "
+                f"loaded, so it is not opened: retrain with `mainentity train {directory / 'config.yaml'}` "
+                f"(writes {MODEL_FILE})"
+            )
+        raise FileNotFoundError(f"{directory} is not a model directory: {MODEL_FILE} is missing")
+    config = config_from_dict(yaml.safe_load((directory / "config.yaml").read_text(encoding="utf-8")))
+    saved = load_model_file(directory / MODEL_FILE)
+    return TrainedModel(
+        directory, config, saved["recognizer"], saved["cleaners"], frozenset(saved.get("training_pages", ()))
+    )
