@@ -22,7 +22,7 @@ machine): render >= 5 pages/s with a warm browser and within 1.3x of the floor's
 warm cache >= 200 pages/s for the MS-RBFN; MS-RBFN training on the 2/3 christianbook split (~670 pages,
 ``-n 1000``) under 60 s.
 
-Peak RSS is sampled every 5 ms (:class:`mainentity.benchmark.run.PeakRSS`) over this process and its
+Peak RSS is sampled every 5 ms (:class:`mainentity.comparison.compare.PeakRSS`) over this process and its
 live children (Playwright's driver, Chromium, node) and includes what earlier stages left in memory.
 
 Usage::
@@ -45,8 +45,8 @@ import numpy as np
 import pandas as pd
 
 from mainentity._files import write_text_atomic
-from mainentity.benchmark.run import PeakRSS, tool_versions
 from mainentity.cleaning import make_cleaner
+from mainentity.comparison.compare import PeakRSS, tool_versions
 from mainentity.evaluation.report import markdown_table
 from mainentity.loading import load_pages
 from mainentity.pipeline import predict_documents

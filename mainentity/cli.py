@@ -163,7 +163,7 @@ def run_command(args: argparse.Namespace) -> int:
         out_dir = runs.evaluate(model, dataset, args.output)
         print(f"report written to {out_dir / 'report.md'}")
     elif args.command == "benchmark":
-        from mainentity.benchmark.run import run_benchmark
+        from mainentity.comparison.compare import run_benchmark
         from mainentity.config import load_benchmark_config
 
         out_dir = run_benchmark(

@@ -295,7 +295,7 @@ def clean_report(
 
     Pages are rendered through the render cache (``render.cache_path()``), one cleaner is fitted per site
     (:func:`mainentity.pipeline.fit_cleaners`) and applied to the site's pages; the report gives, per
-    site, the share of text blocks removed and :func:`mainentity.cleaning.report.site_cleaning_report`
+    site, the share of text blocks removed and :func:`mainentity.cleaning.cleaning_report.site_cleaning_report`
     (noisy nodes or redundant content blocks with sample text), so a user can set the threshold.
 
     Parameters
@@ -323,7 +323,7 @@ def clean_report(
     ValueError
         If the method or a parameter is unknown or out of range, or no page could be rendered.
     """
-    from mainentity.cleaning.report import sites_cleaning_report
+    from mainentity.cleaning.cleaning_report import sites_cleaning_report
 
     render = render or RenderConfig()
     loaded = load_pages([str(site_dump)], max_pages_per_site=max_pages)

@@ -33,7 +33,7 @@ RANKS = {
     "pipeline": 6,
     "scaleout": 6.5,  # cluster tasks over the one predict path
     "runs": 7,
-    "benchmark": 8,
+    "comparison": 8,
     "explain": 8,
     "distributed": 8,
     "api": 8,

@@ -12,6 +12,7 @@ from sklearn.exceptions import NotFittedError
 from test_cleaning_dom import make_document
 
 from mainentity.cleaning import make_cleaner
+from mainentity.cleaning.cleaning_report import site_cleaning_report
 from mainentity.cleaning.infodiscoverer import (
     STOP_WORDS,
     InfoDiscovererCleaner,
@@ -20,7 +21,6 @@ from mainentity.cleaning.infodiscoverer import (
     content_block_key,
     term_entropies,
 )
-from mainentity.cleaning.report import site_cleaning_report
 from mainentity.records import Document
 
 TITLES = ["Moby Dick", "Great Expectations", "Ulysses", "Dracula Returns"]

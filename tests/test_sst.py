@@ -12,8 +12,8 @@ from sklearn.exceptions import NotFittedError
 from test_cleaning_dom import make_document
 
 from mainentity.cleaning import NoCleaning, make_cleaner
+from mainentity.cleaning.cleaning_report import site_cleaning_report
 from mainentity.cleaning.dom import parse_dom
-from mainentity.cleaning.report import site_cleaning_report
 from mainentity.cleaning.sst import (
     SiteStyleTreeCleaner,
     composite_importance,

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from lxml import etree
 
-from mainentity.benchmark.report import (
+from mainentity.comparison.comparison_report import (
     DISAGREEMENT_COLUMNS,
     WITHHELD,
     best_systems,

@@ -38,7 +38,7 @@ from sklearn.base import clone
 
 from mainentity._files import write_text_atomic
 from mainentity._version import __version__
-from mainentity.benchmark.report import write_benchmark_report
+from mainentity.comparison.comparison_report import write_benchmark_report
 from mainentity.config import BenchmarkConfig, Config, DataConfig, SystemConfig
 from mainentity.evaluation.report import concat_per_page, evaluate_predictions, per_site
 from mainentity.loading import labels_of, load_run_pages, page_key

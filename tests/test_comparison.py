@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 from conftest import SAMPLE_SHOP
 
-from mainentity.benchmark.run import PeakRSS, process_tree_rss_mb, run_benchmark
 from mainentity.cli import main
+from mainentity.comparison.compare import PeakRSS, process_tree_rss_mb, run_benchmark
 from mainentity.config import load_benchmark_config
 from mainentity.recognizers.peers import PeerUnavailableError, TrafilaturaRecognizer
 

@@ -2,10 +2,10 @@
 
 Usage::
 
-    python benchmarks/run.py configs/benchmark.yaml [--systems ...] [--datasets ...] [--max-pages N]
+    python benchmarks/run_comparison.py configs/benchmark.yaml [--systems ...] [--datasets ...] [--max-pages N]
 
 Writes the full report to ``runs/<name>/`` and the copy meant for the repository (third-party page texts
-withheld) to ``<results_dir>/<name>/``; see :func:`mainentity.benchmark.run.run_benchmark`.
+withheld) to ``<results_dir>/<name>/``; see :func:`mainentity.comparison.compare.run_benchmark`.
 """
 
 from __future__ import annotations
