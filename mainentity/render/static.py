@@ -37,7 +37,7 @@ walked), a 1024x768 viewport for ``@media``. Not reproduced: Chromium's parser c
 
 from __future__ import annotations
 
-import math
+import functools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
@@ -118,7 +118,12 @@ def compute_style(entries: Iterable[tuple[tuple, str, str]], parent: _Style, rem
     -------
     style : _Style
     """
-    values = {name: value for _, name, value in entries}
+    return _compute_style(tuple({name: value for _, name, value in entries}.items()), parent, rem)
+
+
+@functools.lru_cache(maxsize=8192)
+def _compute_style(items: tuple[tuple[str, str], ...], parent: _Style, rem: float) -> _Style:
+    values = dict(items)
     family = _specified(values, "font-family")
     monospace = parent.monospace if family is None else family == "monospace"
     size, keyword, absolute = _font_size(_specified(values, "font-size"), parent, rem)
@@ -199,6 +204,7 @@ def _font_weight(value: str | None, parent: int) -> int:
     return int(weight) if 1 <= weight <= 1000 else parent
 
 
+@functools.lru_cache(maxsize=1024)
 def _color(value: str | None, parent: tuple) -> tuple:
     if value is None or value == "currentcolor":
         return parent
@@ -417,6 +423,7 @@ def read_static(page: Page, subresources: SubresourceSource | None = None) -> Re
     >>> page = Page("s", "1.htm", "http://s.test/1", "<title>T</title><h1>A <b>big</b> book</h1>")
     >>> [(b.text, b.font_size, b.bold, b.heading_level, b.merged) for b in read_static(page).blocks]
     [('A', 32.0, True, 1, False), ('big', 32.0, True, 1, False), ('book', 32.0, True, 1, False), ('A big book', 32.0, True, 1, True)]
+    >>> import math
     >>> read_static(page).title, math.isnan(read_static(page).blocks[0].x)
     ('T', True)
     """

@@ -22,6 +22,7 @@ features count as false); ``@container`` (needs layout); CSS nesting; the order 
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from collections.abc import Iterable, Iterator
@@ -109,6 +110,11 @@ class StyleRule:
     layer: int
     order: int
     declarations: tuple[Declaration, ...]
+
+
+@functools.lru_cache(maxsize=4096)
+def _style_attribute(text: str) -> tuple[Declaration, ...]:
+    return declarations_of(text)
 
 
 def declarations_of(tokens) -> tuple[Declaration, ...]:
@@ -271,7 +277,7 @@ class Cascade:
         self._files = subresources if subresources is not None and subresources.holds_subresources else None
         self._rules: list[StyleRule] = []
         self.n_sheets = 0
-        self._add_sheet(tinycss2.parse_stylesheet(UA_CSS + (QUIRKS_CSS if quirks else "")), _UA, "", 0)
+        self._add_sheet(compile_sheet(UA_CSS + (QUIRKS_CSS if quirks else "")), _UA, "", 0)
         for node in tree.css("style, link"):
             attributes = node.attributes
             if not media_applies(attributes.get("media") or ""):
@@ -279,7 +285,7 @@ class Cascade:
             if node.tag == "style":
                 if (attributes.get("type") or "text/css").strip().lower() in ("text/css", ""):
                     self.n_sheets += 1
-                    self._add_sheet(tinycss2.parse_stylesheet(node.text(deep=True)), _AUTHOR, base_url, 0)
+                    self._add_sheet(compile_sheet(node.text(deep=True)), _AUTHOR, base_url, 0)
             elif _is_stylesheet_link(attributes):
                 self._add_linked(urljoin(base_url, (attributes.get("href") or "").strip()), 0)
         self._matched = self._match()
@@ -294,7 +300,7 @@ class Cascade:
             entries.extend(((_HINT, 0, (0, 0, 0), 0), name, value) for name, value in _font_hints(attributes))
         style = attributes.get("style")
         if style:
-            for name, value, important in declarations_of(style):
+            for name, value, important in _style_attribute(style):
                 entries.append(((_INLINE_IMPORTANT if important else _INLINE, 0, (0, 0, 0), 0), name, value))
         entries.sort(key=lambda entry: entry[0])
         return entries
@@ -303,54 +309,22 @@ class Cascade:
         if self._files is None or depth >= MAX_IMPORT_DEPTH or not url.lower().startswith(("http:", "https:")):
             return
         found = self._files.find(url, *self._page)
-        if found is None:
-            return
-        self.n_sheets += 1
-        rules, _ = tinycss2.parse_stylesheet_bytes(found.data, skip_comments=True, skip_whitespace=True)
-        self._add_sheet(rules, _AUTHOR, url, depth)
+        if found is not None:
+            self.n_sheets += 1
+            self._add_sheet(compile_sheet(found.data), _AUTHOR, url, depth)
 
-    def _add_sheet(self, rules: Iterable, level: int, url: str, depth: int, layer: int = _UNLAYERED) -> None:
-        for rule in rules:
-            if rule.type == "qualified-rule":
-                self._add_rule(rule, level, layer)
-            elif rule.type != "at-rule":
+    def _add_sheet(self, items: tuple, level: int, url: str, depth: int) -> None:
+        layers: dict[int, int] = {}
+        for kind, *item in items:
+            if kind == "import":
+                if level == _AUTHOR:
+                    self._add_linked(urljoin(url, item[0]), depth + 1)
                 continue
-            elif rule.lower_at_keyword == "import" and level == _AUTHOR:
-                self._add_import(rule, url, depth)
-            elif rule.lower_at_keyword == "media" and rule.content is not None:
-                if media_applies(tinycss2.serialize(rule.prelude)):
-                    self._add_sheet(_rules_of(rule), level, url, depth, layer)
-            elif rule.lower_at_keyword == "supports" and rule.content is not None:
-                self._add_sheet(_rules_of(rule), level, url, depth, layer)
-            elif rule.lower_at_keyword == "layer" and rule.content is not None:
-                self._add_sheet(_rules_of(rule), level, url, depth, len(self._rules))
-
-    def _add_import(self, rule, url: str, depth: int) -> None:
-        values = [token for token in rule.prelude if token.type not in ("whitespace", "comment")]
-        if not values:
-            return
-        first = values[0]
-        if first.type == "function" and first.lower_name == "url":
-            first = next((arg for arg in first.arguments if arg.type == "string"), None)
-        if first is None or first.type not in ("url", "string"):
-            return
-        if media_applies(tinycss2.serialize(values[1:])):
-            self._add_linked(urljoin(url, first.value.strip()), depth + 1)
-
-    def _add_rule(self, rule, level: int, layer: int) -> None:
-        declarations = declarations_of(rule.content)
-        if not declarations:
-            return
-        for selector in _split_selectors(rule.prelude):
-            try:
-                parsed = list(parse_selectors(selector))
-            except SelectorError:
-                continue
-            if len(parsed) != 1 or parsed[0].pseudo_element is not None or _USER_ACTION.search(selector):
-                continue
-            self._rules.append(
-                StyleRule(selector, parsed[0].specificity, level, layer, len(self._rules), declarations)
-            )
+            selector, specificity, declarations, layer = item
+            if layer:
+                layer = layers.setdefault(layer, len(self._rules))
+            rank = layer or _UNLAYERED
+            self._rules.append(StyleRule(selector, specificity, level, rank, len(self._rules), declarations))
 
     def _match(self) -> dict[int, list[tuple[tuple, str, str]]]:
         matched: dict[int, list[tuple[tuple, str, str]]] = {}
@@ -373,14 +347,84 @@ class Cascade:
         return matched
 
 
+@functools.lru_cache(maxsize=256)
+def compile_sheet(source: str | bytes) -> tuple:
+    """A style sheet's ``@import`` URLs and kept rules, in order, memoised by content (a site's style
+    sheets are read again for each of its pages).
+
+    Parameters
+    ----------
+    source : str or bytes
+        The style sheet's text (a ``<style>`` element) or its file's bytes (decoded as CSS Syntax 3,
+        section 3.2, says: BOM, ``@charset``, else UTF-8).
+
+    Returns
+    -------
+    items : tuple
+        ``("import", url)`` or ``("rule", selector, specificity, declarations, layer)`` in source
+        order; ``layer`` is 0 for an unlayered rule, else the number of its ``@layer`` block (from 1).
+
+    >>> compile_sheet("@import 'a.css'; @media print { p { color: red } } h1, .x { font-size: 3em }")
+    (('import', 'a.css'), ('rule', 'h1', (0, 0, 1), (('font-size', '3em', False),), 0), ('rule', '.x', (0, 1, 0), (('font-size', '3em', False),), 0))
+    """
+    if isinstance(source, bytes):
+        rules, _ = tinycss2.parse_stylesheet_bytes(source, skip_comments=True, skip_whitespace=True)
+    else:
+        rules = tinycss2.parse_stylesheet(source, skip_comments=True, skip_whitespace=True)
+    items: list[tuple] = []
+    _compile_rules(rules, items, 0, [0])
+    return tuple(items)
+
+
+def _compile_rules(rules: Iterable, items: list, layer: int, n_layers: list[int]) -> None:
+    for rule in rules:
+        if rule.type == "qualified-rule":
+            declarations = declarations_of(rule.content)
+            if declarations:
+                items.extend(("rule", *selector, declarations, layer) for selector in _selectors(rule.prelude))
+        elif rule.type != "at-rule" or rule.content is None and rule.lower_at_keyword != "import":
+            continue
+        elif rule.lower_at_keyword == "import":
+            url = _import_url(rule.prelude)
+            if url is not None:
+                items.append(("import", url))
+        elif rule.lower_at_keyword in ("media", "supports", "layer"):
+            if rule.lower_at_keyword == "media" and not media_applies(tinycss2.serialize(rule.prelude)):
+                continue
+            if rule.lower_at_keyword == "layer":
+                n_layers[0] += 1
+            inner = tinycss2.parse_rule_list(rule.content, skip_comments=True, skip_whitespace=True)
+            _compile_rules(inner, items, n_layers[0] if rule.lower_at_keyword == "layer" else layer, n_layers)
+
+
+def _import_url(prelude) -> str | None:
+    """The URL of an ``@import`` whose media apply, else ``None``."""
+    values = [token for token in prelude if token.type not in ("whitespace", "comment")]
+    if not values:
+        return None
+    first = values[0]
+    if first.type == "function" and first.lower_name == "url":
+        first = next((arg for arg in first.arguments if arg.type == "string"), None)
+    if first is None or first.type not in ("url", "string") or not media_applies(tinycss2.serialize(values[1:])):
+        return None
+    return first.value.strip()
+
+
+def _selectors(prelude) -> Iterator[tuple[str, tuple[int, int, int]]]:
+    """``(selector, specificity)`` of each complex selector of a rule that can match a DOM element."""
+    for selector in _split_selectors(prelude):
+        try:
+            parsed = list(parse_selectors(selector))
+        except SelectorError:
+            continue
+        if len(parsed) == 1 and parsed[0].pseudo_element is None and not _USER_ACTION.search(selector):
+            yield selector, parsed[0].specificity
+
+
 def _level(level: int, important: bool) -> int:
     if not important:
         return level
     return _UA_IMPORTANT if level == _UA else _AUTHOR_IMPORTANT
-
-
-def _rules_of(rule) -> list:
-    return tinycss2.parse_rule_list(rule.content, skip_comments=True, skip_whitespace=True)
 
 
 def _split_selectors(prelude) -> Iterator[str]:
