@@ -47,18 +47,18 @@ def measure(pages: list, cache_dir: str) -> tuple[Agreement, list[float], int]:
     """Summed agreement over the pages, static read times (ms) and the number of failed pages."""
     rendered = {o.page.path + o.page.site_id: o.rendered for o in render_pages(pages, RenderSettings(), cache_dir)}
     files = [dump_files_for(page) for page in pages]
-    for page, source in zip(pages, files):  # warm-up pass: imports, caches
+    for page, source in zip(pages, files, strict=True):  # warm-up pass: imports, caches
         read_static(page, source)
     totals, times, n_failed = [0] * 6, [], 0
-    for page, source in zip(pages, files):
-        start = time.perf_counter()
+    for page, source in zip(pages, files, strict=True):
+        start = time.process_time()
         static = read_static(page, source)
-        times.append((time.perf_counter() - start) * 1000)
+        times.append((time.process_time() - start) * 1000)
         reference = rendered[page.path + page.site_id]
         if reference is None:
             n_failed += 1
             continue
-        totals = [a + b for a, b in zip(totals, _fields(agreement(static, reference)))]
+        totals = [a + b for a, b in zip(totals, _fields(agreement(static, reference)), strict=True)]
     return Agreement(*totals), times, n_failed
 
 

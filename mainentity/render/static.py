@@ -72,6 +72,7 @@ MONOSPACE_SCALE = 13 / 16
 #: Offsets (CSS px) at or below which a positioned element or an indented text is taken as off the page.
 OFF_PAGE_PX = -1000.0
 _NON_SPACE = re.compile(r"\S")
+_INSET_HALF = re.compile(r"inset\((50|100)%")
 _QUIRKS_PREFIXES = (
     "+//silmaril//", "-//as//", "-//advasoft ltd//", "-//ietf//dtd html", "-//metrius//", "-//microsoft//",
     "-//netscape comm. corp.//", "-//o'reilly and associates//", "-//softquad", "-//spyglass//", "-//sq//",
@@ -79,10 +80,11 @@ _QUIRKS_PREFIXES = (
     "-//w3c//dtd html 4.0 transitional//", "-//w3c//dtd html experimental", "-//w3c//dtd w3 html//",
     "-//w3o//dtd w3 html", "-//webtechs//",
 )
+_QUIRKS_WITHOUT_SYSTEM_ID = ("-//w3c//dtd html 4.01 frameset//", "-//w3c//dtd html 4.01 transitional//")
 _DOCTYPE = re.compile(r"^\s*(?:<!--.*?-->\s*)*<!doctype\s+([^>]*)>", re.I | re.S)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # compared and hashed by identity: cheap keys of compute_style's memo
 class _Style:
     """Computed values the reader needs of one element (inherited ones marked)."""
 
@@ -102,13 +104,15 @@ class _Style:
 _ROOT_PARENT = _Style(16.0, "medium", False, False, 400, "visible", (0.0, 0.0, 0.0, 1.0), False, "block")
 
 
-def compute_style(entries: Iterable[tuple[tuple, str, str]], parent: _Style, rem: float) -> _Style:
+@functools.lru_cache(maxsize=8192)
+def compute_style(declarations: tuple[tuple[str, str], ...], parent: _Style, rem: float) -> _Style:
     """Computed style of an element from its cascaded declarations (last one of a property wins).
 
     Parameters
     ----------
-    entries : iterable of (key, property, value)
-        As :meth:`mainentity.render.static_css.Cascade.declarations` gives them, in cascade order.
+    declarations : tuple of (str, str)
+        ``(property, value)`` as :meth:`mainentity.render.static_css.Cascade.declarations` gives them,
+        in cascade order.
     parent : _Style
         The parent element's computed style.
     rem : float
@@ -118,12 +122,7 @@ def compute_style(entries: Iterable[tuple[tuple, str, str]], parent: _Style, rem
     -------
     style : _Style
     """
-    return _compute_style(tuple({name: value for _, name, value in entries}.items()), parent, rem)
-
-
-@functools.lru_cache(maxsize=8192)
-def _compute_style(items: tuple[tuple[str, str], ...], parent: _Style, rem: float) -> _Style:
-    values = dict(items)
+    values = dict(declarations)
     family = _specified(values, "font-family")
     monospace = parent.monospace if family is None else family == "monospace"
     size, keyword, absolute = _font_size(_specified(values, "font-size"), parent, rem)
@@ -146,7 +145,7 @@ def _compute_style(items: tuple[tuple[str, str], ...], parent: _Style, rem: floa
     squeezed = squeezed and any(
         (px := length_px(values.get(name, "auto"), size, rem)) is not None and px <= 1 for name in ("width", "height")
     )
-    clipped = values.get("clip", "").startswith("rect(0") or bool(re.match(r"inset\((50|100)%", values.get("clip-path", "")))
+    clipped = values.get("clip", "").startswith("rect(0") or bool(_INSET_HALF.match(values.get("clip-path", "")))
     return _Style(
         font_size=size,
         keyword=keyword,
@@ -155,7 +154,9 @@ def _compute_style(items: tuple[tuple[str, str], ...], parent: _Style, rem: floa
         font_weight=_font_weight(_specified(values, "font-weight"), parent.font_weight),
         visibility=visibility,
         color=_color(_specified(values, "color"), parent.color),
-        text_indent_off=parent.text_indent_off if indent is None else indent_px is not None and indent_px <= OFF_PAGE_PX,
+        text_indent_off=(
+            parent.text_indent_off if indent is None else indent_px is not None and indent_px <= OFF_PAGE_PX
+        ),
         display=parent.display if display == "inherit" else display,
         off_page=off_page,
         visually_hidden=clipped or squeezed or off_page or values.get("opacity") in ("0", "0%", "0.0"),
@@ -214,22 +215,24 @@ def _color(value: str | None, parent: tuple) -> tuple:
     return tuple(parsed) if parsed is not None and not isinstance(parsed, str) else parent
 
 
-@dataclass(frozen=True)
 class _Context:
     """What a block inherits from its element and ancestors (``ctx`` in ``blocks.js``)."""
 
-    style: _Style
-    bold_tag: bool
-    in_link: bool
-    heading: int
-    visible: bool  # no visually hidden ancestor (for "visible" segments)
-    boxless: bool  # the text has no box of its own (textarea, select, closed details)
+    __slots__ = ("style", "bold_tag", "in_link", "heading", "visible", "boxless", "hidden")
 
-    @property
-    def hidden(self) -> bool:
-        style = self.style
-        return (style.visibility != "visible" or self.boxless or style.font_size <= 0 or style.off_page
-                or style.text_indent_off)
+    def __init__(self, style: _Style, bold_tag: bool, in_link: bool, heading: int, visible: bool,
+                 boxless: bool) -> None:
+        self.style = style
+        self.bold_tag = bold_tag
+        self.in_link = in_link
+        self.heading = heading
+        self.visible = visible  # no visually hidden ancestor (for "visible" segments)
+        self.boxless = boxless  # the text has no box of its own (textarea, select, closed details)
+        self.hidden = (style.visibility != "visible" or boxless or style.font_size <= 0 or style.off_page
+                       or style.text_indent_off)
+
+    def without_box(self) -> _Context:
+        return _Context(self.style, self.bold_tag, self.in_link, self.heading, self.visible, True)
 
 
 def _row(text: str, tag: str, path: str, ctx: _Context, merged: bool = False, kind: str = "block") -> TextBlock:
@@ -261,8 +264,8 @@ class _Walk:
         self.flow: list[str] = []  # displayed text in document order, for heading segments
         self.rem = 16.0
 
-    def style_of(self, node, parent: _Style) -> _Style:
-        return compute_style(self.cascade.declarations(node), parent, self.rem)
+    def style_of(self, node, tag: str, parent: _Style) -> _Style:
+        return compute_style(self.cascade.declarations(node, tag), parent, self.rem)
 
     def visit(self, el, tag: str, path: str, parent: _Context, style: _Style) -> list | None:
         attributes = el.attributes
@@ -287,7 +290,7 @@ class _Walk:
             if child.is_text_node:
                 data = child.text_content or ""
                 blank = _NON_SPACE.search(data) is None
-                child_ctx = _Context(ctx.style, ctx.bold_tag, ctx.in_link, ctx.heading, ctx.visible, ctx.boxless or closed_details) if closed_details else ctx
+                child_ctx = ctx.without_box() if closed_details else ctx
                 pieces.append((data, not blank, None if blank else key, child_ctx.visible, child_ctx))
                 if style.visibility == "visible":
                     self.flow.append(data)
@@ -301,12 +304,11 @@ class _Walk:
                 summary = closed_details and child_tag == "summary" and not seen_summary
                 seen_summary = seen_summary or summary
                 if child_tag not in SKIP and child_tag not in _TRANSPARENT:
-                    child_style = self.style_of(child, style)
+                    child_style = self.style_of(child, child_tag, style)
                     if child_tag == "body" and "/" not in path:
                         child_style = _unhidden(child_style)
                     if child_style.display != "none":
-                        child_parent = ctx if not closed_details or summary else _Context(
-                            ctx.style, ctx.bold_tag, ctx.in_link, ctx.heading, ctx.visible, True)
+                        child_parent = ctx.without_box() if closed_details and not summary else ctx
                         child_pieces = self.visit(child, child_tag, child_path, child_parent, child_style)
                         if child_pieces is None or child_tag not in INLINE:
                             inline_only = False
@@ -353,8 +355,10 @@ class _Walk:
 def is_quirks(html: str) -> bool:
     """Whether a document parses in quirks mode (HTML standard, section 13.2.6.4.1, the common cases).
 
-    >>> is_quirks("<!DOCTYPE html><p>"), is_quirks("<p>"), is_quirks('<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN">')
-    (False, True, True)
+    >>> is_quirks("<!DOCTYPE html><p>"), is_quirks("<p>")
+    (False, True)
+    >>> is_quirks('<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN">')
+    True
     """
     match = _DOCTYPE.match(html.lstrip("\ufeff"))
     if match is None:
@@ -367,7 +371,7 @@ def is_quirks(html: str) -> bool:
     has_system = len(ids) >= 2 or (bool(ids) and "system" in doctype)
     if public.startswith(_QUIRKS_PREFIXES) or public in ("html", "-/w3c/dtd html 4.0 transitional/en"):
         return True
-    return not has_system and public.startswith(("-//w3c//dtd html 4.01 frameset//", "-//w3c//dtd html 4.01 transitional//"))
+    return not has_system and public.startswith(_QUIRKS_WITHOUT_SYSTEM_ID)
 
 
 def _title(tree) -> str:
@@ -421,8 +425,12 @@ def read_static(page: Page, subresources: SubresourceSource | None = None) -> Re
     Examples
     --------
     >>> page = Page("s", "1.htm", "http://s.test/1", "<title>T</title><h1>A <b>big</b> book</h1>")
-    >>> [(b.text, b.font_size, b.bold, b.heading_level, b.merged) for b in read_static(page).blocks]
-    [('A', 32.0, True, 1, False), ('big', 32.0, True, 1, False), ('book', 32.0, True, 1, False), ('A big book', 32.0, True, 1, True)]
+    >>> for block in read_static(page).blocks:
+    ...     print(block.text, block.font_size, block.bold, block.heading_level, block.merged)
+    A 32.0 True 1 False
+    big 32.0 True 1 False
+    book 32.0 True 1 False
+    A big book 32.0 True 1 True
     >>> import math
     >>> read_static(page).title, math.isnan(read_static(page).blocks[0].x)
     ('T', True)
@@ -439,14 +447,14 @@ def read_static(page: Page, subresources: SubresourceSource | None = None) -> Re
         return RenderedPage(
             _title(tree), _meta(tree), tuple(walk.blocks), NAN, NAN, tuple(walk.segments)
         )
-    except (RecursionError, ValueError, TypeError, AttributeError) as exc:
+    except Exception as exc:  # one page's failure is reported with its name, never a crash of a batch
         raise ValueError(f"{page_label(page)}: static read failed: {type(exc).__name__}: {exc}") from exc
 
 
 def _walk_root(walk: _Walk, root) -> None:
     """Walk from ``<html>``, un-hidden as ``blocks.js`` does (``<body>`` is un-hidden in the walk)."""
     tag = root.tag.lower()
-    root_style = _unhidden(walk.style_of(root, _ROOT_PARENT))
+    root_style = _unhidden(walk.style_of(root, tag, _ROOT_PARENT))
     walk.rem = root_style.font_size
     walk.visit(root, tag, f"{tag}[0]", _Context(root_style, False, False, 0, True, False), root_style)
 
@@ -476,7 +484,8 @@ def read_static_pages(
     page, rendered, error : Page, RenderedPage or None, str
         ``rendered`` is ``None`` and ``error`` says why when the page could not be read.
 
-    >>> [(p.path, r.title, e) for p, r, e in read_static_pages([Page("s", "1.htm", "http://s.test/1", "<title>A</title>")])]
+    >>> pages = [Page("s", "1.htm", "http://s.test/1", "<title>A</title>")]
+    >>> [(page.path, rendered.title, error) for page, rendered, error in read_static_pages(pages)]
     [('1.htm', 'A', '')]
     """
     for page in pages:

@@ -75,6 +75,7 @@ QUIRKS_CSS = "table { font-size: medium; font-weight: normal }"
 
 _USER_ACTION = re.compile(r":(hover|focus|focus-within|focus-visible|active|visited|target)\b", re.I)
 _MEDIA_FEATURE = re.compile(r"\(\s*([a-z-]+)\s*(?::\s*([^)]*?))?\s*\)")
+_TYPE_SELECTOR = re.compile(r"^[a-zA-Z][a-zA-Z0-9-]*$")
 _NUMBER = re.compile(r"^(-?\d*\.?\d+(?:e[+-]?\d+)?)([a-z%]*)$")
 
 # Cascade levels: origin and importance, in increasing precedence.
@@ -131,8 +132,12 @@ def declarations_of(tokens) -> tuple[Declaration, ...]:
     -------
     declarations : tuple of (str, str, bool)
 
-    >>> declarations_of("color: Red; font: bold 12px/2 Arial, serif !important; margin: 0")
-    (('color', 'red', False), ('font-weight', 'bold', True), ('font-size', '12px', True), ('font-family', 'arial, serif', True))
+    >>> for declaration in declarations_of("color: Red; font: bold 12px/2 Arial, serif !important; margin: 0"):
+    ...     print(declaration)
+    ('color', 'red', False)
+    ('font-weight', 'bold', True)
+    ('font-size', '12px', True)
+    ('font-family', 'arial, serif', True)
     """
     result = []
     for node in tinycss2.parse_blocks_contents(tokens, skip_comments=True, skip_whitespace=True):
@@ -194,6 +199,8 @@ def media_applies(query: str, viewport: tuple[int, int] = VIEWPORT) -> bool:
 
     >>> media_applies("screen and (max-width: 767px)"), media_applies("(min-width: 48em), print")
     (False, True)
+    >>> media_applies("only screen and (max-device-width: 480px)"), media_applies("(-webkit-min-device-pixel-ratio: 2)")
+    (False, False)
     """
     query = query.strip().lower()
     if not query:
@@ -217,7 +224,7 @@ def _feature_applies(name: str, value: str, viewport: tuple[int, int]) -> bool:
         return value.strip() == ("landscape" if width >= height else "portrait")
     if name in ("prefers-color-scheme", "prefers-reduced-motion", "prefers-contrast"):
         return value.strip() in ("light", "no-preference")
-    prefix, _, feature = name.rpartition("-") if name.startswith(("min-", "max-")) else ("", "", name)
+    prefix, _, feature = name.partition("-") if name.startswith(("min-", "max-")) else ("", "", name)
     size = {"width": width, "height": height, "device-width": width, "device-height": height}.get(feature)
     limit = length_px(value, 16.0, 16.0) if value else None
     if size is None or limit is None:
@@ -288,22 +295,29 @@ class Cascade:
                     self._add_sheet(compile_sheet(node.text(deep=True)), _AUTHOR, base_url, 0)
             elif _is_stylesheet_link(attributes):
                 self._add_linked(urljoin(base_url, (attributes.get("href") or "").strip()), 0)
+        self._by_tag: dict[str, list[tuple[tuple, str, str]]] = {}
         self._matched = self._match()
+        for entries in self._by_tag.values():
+            entries.sort(key=lambda entry: entry[0])
 
-    def declarations(self, node) -> list[tuple[tuple, str, str]]:
-        """``(cascade key, property, value)`` of the declarations that apply to ``node``, in cascade
-        order (the last one of a property wins); the ``style`` attribute and presentational hints
-        included."""
-        entries = list(self._matched.get(node.mem_id, ()))
+    def declarations(self, node, tag: str) -> tuple[tuple[str, str], ...]:
+        """``(property, value)`` of the declarations that apply to the element ``node`` (of tag name
+        ``tag``), in cascade order: the last one of a property wins. The ``style`` attribute and
+        presentational hints included."""
+        by_tag = self._by_tag.get(tag, ())
+        matched = self._matched.get(node.mem_id, ())
         attributes = node.attributes
-        if node.tag == "font":
-            entries.extend(((_HINT, 0, (0, 0, 0), 0), name, value) for name, value in _font_hints(attributes))
         style = attributes.get("style")
+        if not (matched or style or tag == "font"):
+            return tuple((name, value) for _, name, value in by_tag)
+        entries = [*by_tag, *matched]
+        if tag == "font":
+            entries.extend(((_HINT, 0, (0, 0, 0), 0), name, value) for name, value in _font_hints(attributes))
         if style:
             for name, value, important in _style_attribute(style):
                 entries.append(((_INLINE_IMPORTANT if important else _INLINE, 0, (0, 0, 0), 0), name, value))
         entries.sort(key=lambda entry: entry[0])
-        return entries
+        return tuple((name, value) for _, name, value in entries)
 
     def _add_linked(self, url: str, depth: int) -> None:
         if self._files is None or depth >= MAX_IMPORT_DEPTH or not url.lower().startswith(("http:", "https:")):
@@ -327,9 +341,17 @@ class Cascade:
             self._rules.append(StyleRule(selector, specificity, level, rank, len(self._rules), declarations))
 
     def _match(self) -> dict[int, list[tuple[tuple, str, str]]]:
+        """Declarations by element (``mem_id``) for the rules lexbor matches; those of rules with a
+        plain type selector go to ``_by_tag`` (already in cascade order)."""
         matched: dict[int, list[tuple[tuple, str, str]]] = {}
         found: dict[str, list[int]] = {}
         for rule in self._rules:
+            if _TYPE_SELECTOR.match(rule.selector):
+                self._by_tag.setdefault(rule.selector.lower(), []).extend(
+                    ((_level(rule.level, important), rule.layer, rule.specificity, rule.order), name, value)
+                    for name, value, important in rule.declarations
+                )
+                continue
             ids = found.get(rule.selector)
             if ids is None:
                 try:
@@ -364,8 +386,11 @@ def compile_sheet(source: str | bytes) -> tuple:
         ``("import", url)`` or ``("rule", selector, specificity, declarations, layer)`` in source
         order; ``layer`` is 0 for an unlayered rule, else the number of its ``@layer`` block (from 1).
 
-    >>> compile_sheet("@import 'a.css'; @media print { p { color: red } } h1, .x { font-size: 3em }")
-    (('import', 'a.css'), ('rule', 'h1', (0, 0, 1), (('font-size', '3em', False),), 0), ('rule', '.x', (0, 1, 0), (('font-size', '3em', False),), 0))
+    >>> for item in compile_sheet("@import 'a.css'; @media print { p { color: red } } h1, .x { font-size: 3em }"):
+    ...     print(item)
+    ('import', 'a.css')
+    ('rule', 'h1', (0, 0, 1), (('font-size', '3em', False),), 0)
+    ('rule', '.x', (0, 1, 0), (('font-size', '3em', False),), 0)
     """
     if isinstance(source, bytes):
         rules, _ = tinycss2.parse_stylesheet_bytes(source, skip_comments=True, skip_whitespace=True)
