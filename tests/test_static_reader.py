@@ -60,6 +60,12 @@ def test_cascade_orders_by_specificity_then_source_order():
     assert [block(rendered, t).font_size for t in ("one", "two", "three")] == [20.0, 30.0, 11.0]
 
 
+def test_an_invalid_selector_drops_its_whole_rule():
+    css = "<style>p { font-size: 20px } .a&gt; p, p.x { font-size: 10px } p::-moz-selection, p.y { font-size: 9px }</style>"
+    rendered = read('<p class="x">one</p><p class="y">two</p>', css)
+    assert [block(rendered, t).font_size for t in ("one", "two")] == [20.0, 20.0]
+
+
 def test_important_beats_specificity_and_inline_style():
     css = "<style>p { font-size: 12px !important; font-weight: 300 } #a { font-size: 30px; font-weight: 800 }</style>"
     rendered = read('<p id="a" style="font-size: 40px">one</p><p style="font-weight: 700 !important">two</p>', css)

@@ -71,7 +71,11 @@ KEYWORD_SIZES = {"xx-small": 9.0, "x-small": 10.0, "small": 13.0, "medium": 16.0
 MONOSPACE_SCALE = 13 / 16
 #: Offsets (CSS px) at or below which a positioned element or an indented text is taken as off the page.
 OFF_PAGE_PX = -1000.0
-_NON_SPACE = re.compile(r"\S")
+# JavaScript's white space (``\s`` in blocks.js), which differs from Python's: U+FEFF is one, U+001C-U+001F
+# and U+0085 are not.
+_JS_SPACE_CHARS = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_JS_SPACE = re.compile(f"[{_JS_SPACE_CHARS}]+")
+_NON_SPACE = re.compile(f"[^{_JS_SPACE_CHARS}]")
 _INSET_HALF = re.compile(r"inset\((50|100)%")
 _QUIRKS_PREFIXES = (
     "+//silmaril//", "-//as//", "-//advasoft ltd//", "-//ietf//dtd html", "-//metrius//", "-//microsoft//",
@@ -238,10 +242,15 @@ class _Context:
 def _row(text: str, tag: str, path: str, ctx: _Context, merged: bool = False, kind: str = "block") -> TextBlock:
     style = ctx.style
     return TextBlock(
-        collapse_whitespace(text), tag, path, round(style.font_size, 4), style.font_weight,
+        _collapse(text), tag, path, round(style.font_size, 4), style.font_weight,
         style.font_weight >= 600 or ctx.bold_tag, NAN, NAN, NAN, NAN, ctx.in_link, ctx.heading, ctx.hidden,
         merged, kind,
     )
+
+
+def _collapse(text: str) -> str:
+    """``text.replace(/\s+/g, " ").trim()`` of blocks.js, then the renderer's :func:`collapse_whitespace`."""
+    return collapse_whitespace(_JS_SPACE.sub(" ", text))
 
 
 def _heading_level(attributes: dict, tag: str) -> int:
@@ -339,7 +348,7 @@ class _Walk:
         """The "visible" and "run" segments of a merged block (``pushMergeSegments`` of ``blocks.js``)."""
         visible = [piece for piece in pieces if piece[3]]
         visible_text = "".join(piece[0] for piece in visible)
-        if collapse_whitespace(visible_text) != collapse_whitespace(text):
+        if _JS_SPACE.sub(" ", visible_text).strip(" ") != _JS_SPACE.sub(" ", text).strip(" "):
             self._segment(visible_text, tag, path, ctx, "visible")
         runs: list[list] = []  # [key, ctx, texts]
         for piece_text, _, piece_key, _, piece_ctx in visible:

@@ -75,6 +75,7 @@ QUIRKS_CSS = "table { font-size: medium; font-weight: normal }"
 
 _USER_ACTION = re.compile(r":(hover|focus|focus-within|focus-visible|active|visited|target)\b", re.I)
 _MEDIA_FEATURE = re.compile(r"\(\s*([a-z-]+)\s*(?::\s*([^)]*?))?\s*\)")
+_FOREIGN_PSEUDO = re.compile(r"::?-(moz|ms|o)-", re.I)
 _TYPE_SELECTOR = re.compile(r"^[a-zA-Z][a-zA-Z0-9-]*$")
 _NUMBER = re.compile(r"^(-?\d*\.?\d+(?:e[+-]?\d+)?)([a-z%]*)$")
 
@@ -435,15 +436,21 @@ def _import_url(prelude) -> str | None:
     return first.value.strip()
 
 
-def _selectors(prelude) -> Iterator[tuple[str, tuple[int, int, int]]]:
-    """``(selector, specificity)`` of each complex selector of a rule that can match a DOM element."""
+def _selectors(prelude) -> list[tuple[str, tuple[int, int, int]]]:
+    """``(selector, specificity)`` of each complex selector of a rule that can match a DOM element;
+    none when one selector of the list is invalid, which drops the whole rule (Selectors 4, section
+    3.1), e.g. one with a ``-moz-`` or ``-ms-`` pseudo-class, which Chromium does not know."""
+    selectors = []
     for selector in _split_selectors(prelude):
         try:
             parsed = list(parse_selectors(selector))
         except SelectorError:
-            continue
-        if len(parsed) == 1 and parsed[0].pseudo_element is None and not _USER_ACTION.search(selector):
-            yield selector, parsed[0].specificity
+            return []
+        if len(parsed) != 1 or _FOREIGN_PSEUDO.search(selector):
+            return []
+        if parsed[0].pseudo_element is None and not _USER_ACTION.search(selector):
+            selectors.append((selector, parsed[0].specificity))
+    return selectors
 
 
 def _level(level: int, important: bool) -> int:
