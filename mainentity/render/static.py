@@ -249,7 +249,7 @@ def _row(text: str, tag: str, path: str, ctx: _Context, merged: bool = False, ki
 
 
 def _collapse(text: str) -> str:
-    """``text.replace(/\s+/g, " ").trim()`` of blocks.js, then the renderer's :func:`collapse_whitespace`."""
+    r"""``text.replace(/\s+/g, " ").trim()`` of blocks.js, then the renderer's :func:`collapse_whitespace`."""
     return collapse_whitespace(_JS_SPACE.sub(" ", text))
 
 
