@@ -116,6 +116,15 @@ def test_off_page_text_is_hidden():
     assert block(rendered, "Shop").hidden and block(rendered, "skip").hidden and not block(rendered, "main").hidden
 
 
+def test_text_without_a_box_is_hidden():
+    rendered = read(
+        '<svg><title>Logo</title><text>Drawn</text></svg><textarea>typed</textarea><details><summary>More</summary>'
+        "<p>folded</p></details><p>\u200b</p><title>not shown</title>"
+    )
+    hidden = {b.text: b.hidden for b in rendered.blocks}
+    assert hidden == {"Logo": True, "Drawn": False, "typed": True, "More": False, "folded": True, "\u200b": True}
+
+
 def test_root_hiding_is_undone():
     rendered = read("<p>shown</p>", "<style>html { display: none } body { visibility: hidden !important }</style>")
     assert not block(rendered, "shown").hidden

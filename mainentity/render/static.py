@@ -76,6 +76,8 @@ OFF_PAGE_PX = -1000.0
 _JS_SPACE_CHARS = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 _JS_SPACE = re.compile(f"[{_JS_SPACE_CHARS}]+")
 _NON_SPACE = re.compile(f"[^{_JS_SPACE_CHARS}]")
+#: Characters drawn with no width (zero-width spaces and joiners, word joiner, object replacement).
+_ZERO_WIDTH = re.compile("[\u200b\u200c\u200d\u2060\ufffc ]+")
 _INSET_HALF = re.compile(r"inset\((50|100)%")
 _QUIRKS_PREFIXES = (
     "+//silmaril//", "-//as//", "-//advasoft ltd//", "-//ietf//dtd html", "-//metrius//", "-//microsoft//",
@@ -222,30 +224,39 @@ def _color(value: str | None, parent: tuple) -> tuple:
 class _Context:
     """What a block inherits from its element and ancestors (``ctx`` in ``blocks.js``)."""
 
-    __slots__ = ("style", "bold_tag", "in_link", "heading", "visible", "boxless", "hidden")
+    __slots__ = ("style", "bold_tag", "in_link", "heading", "visible", "boxless", "in_svg", "hidden")
 
     def __init__(self, style: _Style, bold_tag: bool, in_link: bool, heading: int, visible: bool,
-                 boxless: bool) -> None:
+                 boxless: bool, in_svg: bool = False) -> None:
         self.style = style
         self.bold_tag = bold_tag
         self.in_link = in_link
         self.heading = heading
         self.visible = visible  # no visually hidden ancestor (for "visible" segments)
-        self.boxless = boxless  # the text has no box of its own (textarea, select, closed details)
+        self.boxless = boxless  # the text has no box of its own (textarea, select, closed details, SVG)
+        self.in_svg = in_svg
         self.hidden = (style.visibility != "visible" or boxless or style.font_size <= 0 or style.off_page
                        or style.text_indent_off)
 
     def without_box(self) -> _Context:
-        return _Context(self.style, self.bold_tag, self.in_link, self.heading, self.visible, True)
+        return _Context(self.style, self.bold_tag, self.in_link, self.heading, self.visible, True, self.in_svg)
 
 
 def _row(text: str, tag: str, path: str, ctx: _Context, merged: bool = False, kind: str = "block") -> TextBlock:
-    style = ctx.style
+    style, text = ctx.style, _collapse(text)
     return TextBlock(
-        _collapse(text), tag, path, round(style.font_size, 4), style.font_weight,
-        style.font_weight >= 600 or ctx.bold_tag, NAN, NAN, NAN, NAN, ctx.in_link, ctx.heading, ctx.hidden,
-        merged, kind,
+        text, tag, path, round(style.font_size, 4), style.font_weight,
+        style.font_weight >= 600 or ctx.bold_tag, NAN, NAN, NAN, NAN, ctx.in_link, ctx.heading,
+        ctx.hidden or _ZERO_WIDTH.fullmatch(text) is not None, merged, kind,
     )
+
+
+def _boxless(tag: str, parent: _Context) -> bool:
+    """Whether the text of an element has no box of its own: form controls' content, and SVG text
+    outside ``<text>`` (``<title>``, ``<desc>``) or a ``<foreignObject>``."""
+    if parent.in_svg and tag in ("text", "foreignobject"):
+        return False
+    return parent.boxless or tag in _BOXLESS or tag == "svg"
 
 
 def _collapse(text: str) -> str:
@@ -283,7 +294,7 @@ class _Walk:
             style, parent.bold_tag or tag in ("b", "strong"),
             parent.in_link or (tag == "a" and "href" in attributes), own_level or parent.heading,
             parent.visible and not (style.visually_hidden or style.visibility != "visible"),
-            parent.boxless or tag in _BOXLESS,
+            _boxless(tag, parent), (parent.in_svg or tag == "svg") and tag != "foreignobject",
         )
         key = (style.font_size, style.font_weight, style.color)
         pieces: list[tuple] = []  # (text, has a node, style key, visible, ctx)
@@ -312,7 +323,7 @@ class _Walk:
                 index += 1
                 summary = closed_details and child_tag == "summary" and not seen_summary
                 seen_summary = seen_summary or summary
-                if child_tag not in SKIP and child_tag not in _TRANSPARENT:
+                if child_tag not in SKIP and child_tag not in _TRANSPARENT and (child_tag != "title" or ctx.in_svg):
                     child_style = self.style_of(child, child_tag, style)
                     if child_tag == "body" and "/" not in path:
                         child_style = _unhidden(child_style)

@@ -51,10 +51,12 @@ MAX_IMPORT_DEPTH = 4
 #: The viewport the renderer lays pages out in (CSS px), for ``@media`` queries.
 VIEWPORT = (1024, 768)
 
-#: Chromium's user-agent rules that change display, fonts, colours of text (``html.css``).
+#: Chromium's user-agent rules that change display, fonts, colours of text (``html.css``). ``title`` is
+#: not there: lexbor's selectors ignore namespaces, and an SVG ``<title>`` is displayed (the reader skips
+#: HTML ones itself).
 UA_CSS = """
 [hidden], area, base, basefont, datalist, head, link, meta, noembed, noframes, param, rp, script, style,
-template, title, dialog:not([open]), input[type=hidden] { display: none }
+template, dialog:not([open]), input[type=hidden] { display: none }
 h1 { font-size: 2em; font-weight: bold }
 h2 { font-size: 1.5em; font-weight: bold }
 h3 { font-size: 1.17em; font-weight: bold }
