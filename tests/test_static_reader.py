@@ -15,8 +15,8 @@ from conftest import SAMPLE_SHOP
 
 from mainentity.records import Page
 from mainentity.render import RenderSettings, render_pages
-from mainentity.render.static import agreement, is_quirks, read_static, read_static_pages
-from mainentity.render.static_css import media_applies
+from mainentity.render.static import agreement, read_static, read_static_pages
+from mainentity.render.static_css import is_quirks, media_applies
 from mainentity.sitedump import DumpFile, dump_files_for, read_site_dump
 
 DOCTYPE = "<!DOCTYPE html>"

@@ -32,7 +32,15 @@ is approximated from styles:
 Pages are read as the renderer's default settings load them: scripts off (``<noscript>`` content is
 walked), a 1024x768 viewport for ``@media``. Not reproduced: Chromium's parser cap on tree depth
 (512; deeper elements become siblings there), ``@container`` queries, CSS nesting, ``calc()`` values
-(ignored), the quirks-mode font size table (the standards one is used).
+(ignored), the quirks-mode font size table (the standards one is used), MathML's script-level font
+scaling (``math-depth``: sub- and superscripts are 0.71 times smaller there), text hidden by the
+accumulated offsets of positioned ancestors (e.g. ``top: -505px`` on a wrapper of a fixed header) or
+other layout, and the text of a zero-width character that layout gives a box.
+
+Agreement with the renderer (``benchmarks/static_reader_agreement.py``), over the rendering's visible
+blocks: all are matched by ``(dom_path, text)`` on the sample shop (1653 blocks), 100 christianbook
+pages (56926) and the 93 readability-realworld pages (50411), with the same font size (0.998 on
+readability, a MathJax page), bold and heading level; titles, meta tags and segments equal.
 """
 
 from __future__ import annotations
@@ -49,7 +57,7 @@ from tinycss2.color3 import parse_color
 
 from mainentity.records import Page, RenderedPage, TextBlock
 from mainentity.render.browser import META_KEYS, load_url, page_label
-from mainentity.render.static_css import Cascade, length_px
+from mainentity.render.static_css import Cascade, is_quirks, length_px
 from mainentity.sitedump import SubresourceSource
 from mainentity.text import collapse_whitespace
 
@@ -80,15 +88,6 @@ _NON_SPACE = re.compile(f"[^{_JS_SPACE_CHARS}]")
 #: Characters drawn with no width (zero-width spaces and joiners, word joiner, object replacement).
 _ZERO_WIDTH = re.compile("[\u200b\u200c\u200d\u2060\ufffc ]+")
 _INSET_HALF = re.compile(r"inset\((50|100)%")
-_QUIRKS_PREFIXES = (
-    "+//silmaril//", "-//as//", "-//advasoft ltd//", "-//ietf//dtd html", "-//metrius//", "-//microsoft//",
-    "-//netscape comm. corp.//", "-//o'reilly and associates//", "-//softquad", "-//spyglass//", "-//sq//",
-    "-//sun microsystems corp.//", "-//w3c//dtd html 3", "-//w3c//dtd html 4.0 frameset//",
-    "-//w3c//dtd html 4.0 transitional//", "-//w3c//dtd html experimental", "-//w3c//dtd w3 html//",
-    "-//w3o//dtd w3 html", "-//webtechs//",
-)
-_QUIRKS_WITHOUT_SYSTEM_ID = ("-//w3c//dtd html 4.01 frameset//", "-//w3c//dtd html 4.01 transitional//")
-_DOCTYPE = re.compile(r"^\s*(?:<!--.*?-->\s*)*<!doctype\s+([^>]*)>", re.I | re.S)
 
 
 @dataclass(frozen=True, eq=False)  # compared and hashed by identity: cheap keys of compute_style's memo
@@ -371,28 +370,6 @@ class _Walk:
         if len(runs) >= 2:
             for _, run_ctx, texts in runs:
                 self._segment("".join(texts), tag, path, run_ctx, "run")
-
-
-def is_quirks(html: str) -> bool:
-    """Whether a document parses in quirks mode (HTML standard, section 13.2.6.4.1, the common cases).
-
-    >>> is_quirks("<!DOCTYPE html><p>"), is_quirks("<p>")
-    (False, True)
-    >>> is_quirks('<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN">')
-    True
-    """
-    match = _DOCTYPE.match(html.lstrip("\ufeff"))
-    if match is None:
-        return True
-    doctype = match.group(1).strip().lower()
-    if not doctype.startswith("html") or doctype[4:5] not in ("", " ", "\t", "\n", "\r"):
-        return True
-    ids = re.findall(r"\"([^\"]*)\"|'([^']*)'", doctype)
-    public = (ids[0][0] or ids[0][1]) if ids and "public" in doctype else ""
-    has_system = len(ids) >= 2 or (bool(ids) and "system" in doctype)
-    if public.startswith(_QUIRKS_PREFIXES) or public in ("html", "-/w3c/dtd html 4.0 transitional/en"):
-        return True
-    return not has_system and public.startswith(_QUIRKS_WITHOUT_SYSTEM_ID)
 
 
 def _title(tree) -> str:

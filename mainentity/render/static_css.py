@@ -3,8 +3,9 @@
 Collects the page's style sheets in document order (``<style>`` elements, ``<link rel=stylesheet>``
 files served by a :class:`~mainentity.sitedump.SubresourceSource`, ``@import`` followed up to
 :data:`MAX_IMPORT_DEPTH`), a small user-agent style sheet (:data:`UA_CSS`, the rules of Chromium's
-``html.css`` and ``quirks.css`` that change what the reader reports) and the presentational hints of
-``<font size color>``, and gives each element its cascaded declarations.
+``html.css`` and, for a document in quirks mode (:func:`is_quirks`), ``quirks.css`` that change what
+the reader reports) and the presentational hints of ``<font size color>``, and gives each element its
+cascaded declarations.
 
 Parsing is tinycss2's; specificity is cssselect2's parser's; matching is lexbor's selector engine on
 the same tree the reader walks (``LexborHTMLParser.css``). Only declarations of the properties in
@@ -13,11 +14,14 @@ orders declarations by origin and importance (user agent, presentational hints, 
 ``style``; ``!important`` reversing the order), then cascade layer (unlayered last), specificity and
 source order.
 
-Left out: pseudo-elements (they style no text node), user-action pseudo-classes (``:hover``,
-``:focus``...; nothing is hovered in the renderer) and any selector lexbor cannot parse; ``@media``
-queries other than media types and width/height/orientation features at the 1024x768 viewport (other
-features count as false); ``@container`` (needs layout); CSS nesting; the order of layered
-``!important`` declarations.
+A selector list with one invalid selector drops its whole rule, as in Chromium (a stray ``&gt;``, a
+``-moz-`` or ``-ms-`` pseudo-class). Left out: pseudo-elements (they style no text node), user-action
+pseudo-classes (``:hover``, ``:focus``...; nothing is hovered in the renderer) and any selector
+lexbor cannot parse; ``@media`` queries other than media types and width/height/orientation features
+at the 1024x768 viewport (other features count as false); ``@container`` (needs layout); CSS nesting;
+the order of layered ``!important`` declarations. A large style sheet costs its tokenizing by tinycss2 (pure Python, about
+1 ms per 1-2 KB of CSS) the first time; compiled sheets are memoised by content (:func:`compile_sheet`),
+so a site's sheets are read once per process.
 """
 
 from __future__ import annotations
@@ -77,6 +81,15 @@ QUIRKS_CSS = "table { font-size: medium; font-weight: normal }"
 
 _USER_ACTION = re.compile(r":(hover|focus|focus-within|focus-visible|active|visited|target)\b", re.I)
 _MEDIA_FEATURE = re.compile(r"\(\s*([a-z-]+)\s*(?::\s*([^)]*?))?\s*\)")
+_QUIRKS_PREFIXES = (
+    "+//silmaril//", "-//as//", "-//advasoft ltd//", "-//ietf//dtd html", "-//metrius//", "-//microsoft//",
+    "-//netscape comm. corp.//", "-//o'reilly and associates//", "-//softquad", "-//spyglass//", "-//sq//",
+    "-//sun microsystems corp.//", "-//w3c//dtd html 3", "-//w3c//dtd html 4.0 frameset//",
+    "-//w3c//dtd html 4.0 transitional//", "-//w3c//dtd html experimental", "-//w3c//dtd w3 html//",
+    "-//w3o//dtd w3 html", "-//webtechs//",
+)
+_QUIRKS_WITHOUT_SYSTEM_ID = ("-//w3c//dtd html 4.01 frameset//", "-//w3c//dtd html 4.01 transitional//")
+_DOCTYPE = re.compile(r"^\s*(?:<!--.*?-->\s*)*<!doctype\s+([^>]*)>", re.I | re.S)
 _FOREIGN_PSEUDO = re.compile(r"::?-(moz|ms|o)-", re.I)
 _TYPE_SELECTOR = re.compile(r"^[a-zA-Z][a-zA-Z0-9-]*$")
 _NUMBER = re.compile(r"^(-?\d*\.?\d+(?:e[+-]?\d+)?)([a-z%]*)$")
@@ -493,3 +506,25 @@ def _font_hints(attributes: dict) -> Iterator[tuple[str, str]]:
     color = (attributes.get("color") or "").strip().lower()
     if color:
         yield "color", color
+
+
+def is_quirks(html: str) -> bool:
+    """Whether a document parses in quirks mode (HTML standard, section 13.2.6.4.1, the common cases).
+
+    >>> is_quirks("<!DOCTYPE html><p>"), is_quirks("<p>")
+    (False, True)
+    >>> is_quirks('<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN">')
+    True
+    """
+    match = _DOCTYPE.match(html.lstrip("\ufeff"))
+    if match is None:
+        return True
+    doctype = match.group(1).strip().lower()
+    if not doctype.startswith("html") or doctype[4:5] not in ("", " ", "\t", "\n", "\r"):
+        return True
+    ids = re.findall(r"\"([^\"]*)\"|'([^']*)'", doctype)
+    public = (ids[0][0] or ids[0][1]) if ids and "public" in doctype else ""
+    has_system = len(ids) >= 2 or (bool(ids) and "system" in doctype)
+    if public.startswith(_QUIRKS_PREFIXES) or public in ("html", "-/w3c/dtd html 4.0 transitional/en"):
+        return True
+    return not has_system and public.startswith(_QUIRKS_WITHOUT_SYSTEM_ID)
