@@ -19,9 +19,11 @@ A selector list with one invalid selector drops its whole rule, as in Chromium (
 pseudo-classes (``:hover``, ``:focus``...; nothing is hovered in the renderer) and any selector
 lexbor cannot parse; ``@media`` queries other than media types and width/height/orientation features
 at the 1024x768 viewport (other features count as false); ``@container`` (needs layout); CSS nesting;
-the order of layered ``!important`` declarations. A large style sheet costs its tokenizing by tinycss2 (pure Python, about
-1 ms per 1-2 KB of CSS) the first time; compiled sheets are memoised by content (:func:`compile_sheet`),
-so a site's sheets are read once per process.
+the order of layered ``!important`` declarations.
+
+A large style sheet costs its tokenizing by tinycss2 (pure Python, about 1 ms per 1-2 KB of CSS) the
+first time; compiled sheets are memoised by content (:func:`compile_sheet`), so a site's sheets are
+read once per process.
 """
 
 from __future__ import annotations
