@@ -288,11 +288,6 @@ class Cascade:
         Where linked style sheets come from; ``None`` (or a source that holds nothing but pages): none.
     quirks : bool
         The document is in quirks mode (adds :data:`QUIRKS_CSS`).
-
-    Attributes
-    ----------
-    n_sheets : int
-        Style sheets read (``<style>``, linked and imported), the user agent's not counted.
     """
 
     def __init__(self, tree, base_url: str, page_url: str, page_path: str,
@@ -301,7 +296,6 @@ class Cascade:
         self._page = (page_url, page_path)
         self._files = subresources if subresources is not None and subresources.holds_subresources else None
         self._rules: list[StyleRule] = []
-        self.n_sheets = 0
         self._add_sheet(compile_sheet(UA_CSS + (QUIRKS_CSS if quirks else "")), _UA, "", 0)
         for node in tree.css("style, link"):
             attributes = node.attributes
@@ -309,7 +303,6 @@ class Cascade:
                 continue
             if node.tag == "style":
                 if (attributes.get("type") or "text/css").strip().lower() in ("text/css", ""):
-                    self.n_sheets += 1
                     self._add_sheet(compile_sheet(node.text(deep=True)), _AUTHOR, base_url, 0)
             elif _is_stylesheet_link(attributes):
                 self._add_linked(urljoin(base_url, (attributes.get("href") or "").strip()), 0)
@@ -342,7 +335,6 @@ class Cascade:
             return
         found = self._files.find(url, *self._page)
         if found is not None:
-            self.n_sheets += 1
             self._add_sheet(compile_sheet(found.data), _AUTHOR, url, depth)
 
     def _add_sheet(self, items: tuple, level: int, url: str, depth: int) -> None:
@@ -387,7 +379,7 @@ class Cascade:
         return matched
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=64)  # keyed by whole sheets: a few MB at most for typical sites
 def compile_sheet(source: str | bytes) -> tuple:
     """A style sheet's ``@import`` URLs and kept rules, in order, memoised by content (a site's style
     sheets are read again for each of its pages).
