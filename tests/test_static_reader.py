@@ -22,10 +22,13 @@ from mainentity.sitedump import DumpFile, dump_files_for, read_site_dump
 DOCTYPE = "<!DOCTYPE html>"
 
 
-def read(body: str, head: str = "", subresources=None, doctype: str = DOCTYPE):
+def page_of(body: str, head: str = "", doctype: str = DOCTYPE, name: str = "p/1") -> Page:
     html = f"{doctype}<html><head>{head}</head><body>{body}</body></html>"
-    page = Page("s", "p/1.htm", "http://shop.test/p/1.htm", html)
-    return read_static(page, subresources)
+    return Page("s", f"{name}.htm", f"http://shop.test/{name}.htm", html)
+
+
+def read(body: str, head: str = "", subresources=None, doctype: str = DOCTYPE):
+    return read_static(page_of(body, head, doctype), subresources)
 
 
 def block(rendered, text: str):
@@ -122,7 +125,7 @@ def test_text_without_a_box_is_hidden():
         "<p>folded</p></details><p>\u200b</p><title>not shown</title>"
     )
     hidden = {b.text: b.hidden for b in rendered.blocks}
-    assert hidden == {"Logo": True, "Drawn": False, "typed": True, "More": False, "folded": True, "\u200b": True}
+    assert hidden == {"Logo": True, "Drawn": False, "typed": True, "More": False, "folded": False, "\u200b": True}
 
 
 def test_root_hiding_is_undone():
@@ -206,6 +209,69 @@ def test_batch_reports_a_failing_page_and_goes_on():
     results = list(read_static_pages([deep, good]))
     assert results[0][1] is None and "s/b.htm" in results[0][2]
     assert results[1][1].blocks[0].text == "a" and results[1][2] == ""
+
+
+#: Small pages whose every block and segment (boxes aside) must be read as Chromium renders them:
+#: ``(head, body, doctype)``.
+CROSS_CHECKED = {
+    "cascade": (
+        "<style>#a { font-size: 20px } p.x { font-size: 30px } p { font-size: 10px } .y { font-size: 11px }"
+        " p.z { font-weight: 300 !important } #b { font-weight: 800 }</style>",
+        '<p id="a" class="x">one</p><p class="x">two</p><p class="y">three</p><p id="b" class="z">four</p>', DOCTYPE,
+    ),
+    "sizes": (
+        "<style>html { font-size: 10px } div { font-size: 20px; font-weight: 300 } .em { font-size: 1.5em }"
+        " .pc { font-size: 50% } .rem { font-size: 2rem } .kw { font-size: x-large } .l { font-size: larger }"
+        " .w { font-weight: lighter } .n { font: italic 600 14px/2 Georgia, serif }</style>",
+        '<div><span class="em">em</span><span class="pc">pc<i class="em">nested</i></span><span class="rem">rem</span>'
+        '<span class="kw">kw</span><small>small</small><b>b</b><h1>h <span class="w">w</span></h1></div>'
+        '<p class="l">larger <span class="l">more</span></p><p class="n">short</p><sub>sub</sub><big>big</big>'
+        "<table><tr><th>head</th></tr></table>", DOCTYPE,
+    ),
+    "monospace": (
+        "", '<p>text <code>code</code></p><pre>pre</pre><p style="font-size: 20px"><code>big</code></p>'
+        '<button>Buy</button><div style="font-size: 1.2em"><code>rel</code> <kbd style="font-size: .9em">k</kbd></div>',
+        DOCTYPE,
+    ),
+    "hiding": (
+        "<style>html { display: none } body { visibility: hidden !important } .gone { display: none }"
+        " .ghost { visibility: hidden } .back { visibility: visible } .logo { text-indent: -9999px }"
+        " .sr { position: absolute; left: -10000px }</style>",
+        '<div class="gone"><p>never</p></div><div hidden>nor this</div><div class="ghost">ghost<p class="back">back'
+        '</p></div><h1 class="logo"><a href="/">Shop</a></h1><div class="sr">skip</div><p>seen</p><svg><title>Logo'
+        "</title><text>Drawn</text></svg><textarea>typed</textarea><select><option>option</option></select>"
+        "<details><summary>More</summary><p>folded</p></details><p>\u200b</p>", DOCTYPE,
+    ),
+    "merges-and-headings": (
+        "<style>.clip { position: absolute; clip: rect(0 0 0 0) } .sub { font-size: 12px }</style>",
+        "<div><b>This <em>is</em> the <span>ENTITY</span> <u>of</u> interest</b></div><p>A<br>B</p>"
+        '<h2>Two</h2><div role="heading" aria-level="4">Four</div><div role="heading" aria-level="9">Bad</div>'
+        '<a href="/x">link</a><a name="top">anchor</a><h3><a href="/y">linked heading</a></h3>'
+        "<section><h1>In section</h1></section><h1>Kettle <span class=\"sub\">enamel, 1 l</span></h1>"
+        '<p><span class="clip">Price:</span> 9 EUR</p><h2><div>Split</div><div>heading</div></h2>'
+        '<p>a <span style="opacity: 0">b</span> c</p>', DOCTYPE,
+    ),
+    "quirks": (
+        "", '<div style="font-size: 20px; font-weight: bold"><table><tr><td>cell</td></tr></table></div>'
+        '<font size="5">five</font><font size="-1">minus</font>', "",
+    ),
+}
+
+
+@pytest.mark.browser
+def test_small_pages_read_as_chromium_renders_them(render_cache_dir):
+    pages = [
+        page_of(body, head, doctype, name=name) for name, (head, body, doctype) in CROSS_CHECKED.items()
+    ]
+
+    def fields(rendered):
+        return [(b.kind, b.dom_path, b.text, round(b.font_size, 2), b.font_weight, b.bold, b.in_link, b.heading_level,
+                 b.hidden, b.merged) for b in rendered.blocks + rendered.segments]
+
+    for outcome in render_pages(pages, RenderSettings(), render_cache_dir):
+        static = read_static(outcome.page)
+        assert fields(static) == fields(outcome.rendered), outcome.page.path
+        assert (static.title, static.meta) == (outcome.rendered.title, outcome.rendered.meta)
 
 
 def summed_agreement(pages, cache_dir) -> tuple[int, ...]:

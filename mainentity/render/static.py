@@ -15,8 +15,9 @@ There is no layout, so nothing that needs one is made up: every block's ``x``, `
 is approximated from styles:
 
 - ``hidden``: computed ``visibility`` not ``visible`` (as the renderer), or a zero-size box known
-  without layout (``font-size: 0``; text in ``textarea``/``select``/``option`` or in the content of a
-  closed ``<details>``, which has no box of its own), or off the page by styles alone (``position:
+  without layout (``font-size: 0``; text of zero-width characters; text in ``textarea``/``select``/
+  ``option``, or SVG text outside ``<text>``, which has no box of its own; the content of a closed
+  ``<details>`` does have one in Chromium), or off the page by styles alone (``position:
   absolute|fixed|relative`` with ``left``/``top`` <= -1000 px on the element or an ancestor, or
   ``text-indent`` <= -1000 px). Not detected: zero-size or off-page boxes that come from layout
   (e.g. ``width: 0`` with ``overflow: hidden`` on an inline-block, transforms, negative margins,
@@ -233,13 +234,10 @@ class _Context:
         self.in_link = in_link
         self.heading = heading
         self.visible = visible  # no visually hidden ancestor (for "visible" segments)
-        self.boxless = boxless  # the text has no box of its own (textarea, select, closed details, SVG)
+        self.boxless = boxless  # the text has no box of its own (textarea, select, SVG)
         self.in_svg = in_svg
         self.hidden = (style.visibility != "visible" or boxless or style.font_size <= 0 or style.off_page
                        or style.text_indent_off)
-
-    def without_box(self) -> _Context:
-        return _Context(self.style, self.bold_tag, self.in_link, self.heading, self.visible, True, self.in_svg)
 
 
 def _row(text: str, tag: str, path: str, ctx: _Context, merged: bool = False, kind: str = "block") -> TextBlock:
@@ -299,8 +297,6 @@ class _Walk:
         key = (style.font_size, style.font_weight, style.color)
         pieces: list[tuple] = []  # (text, has a node, style key, visible, ctx)
         inline_only, n_parts, index = True, 0, 0
-        closed_details = tag == "details" and "open" not in attributes
-        seen_summary = False
         block_level = tag not in INLINE or style.display not in ("inline", "contents")
         start = len(self.flow)
         if block_level:
@@ -310,26 +306,22 @@ class _Walk:
             if child.is_text_node:
                 data = child.text_content or ""
                 blank = _NON_SPACE.search(data) is None
-                child_ctx = ctx.without_box() if closed_details else ctx
-                pieces.append((data, not blank, None if blank else key, child_ctx.visible, child_ctx))
+                pieces.append((data, not blank, None if blank else key, ctx.visible, ctx))
                 if style.visibility == "visible":
                     self.flow.append(data)
                 if not blank:
                     n_parts += 1
-                    self.blocks.append(_row(data, tag, path, child_ctx))
+                    self.blocks.append(_row(data, tag, path, ctx))
             elif child.is_element_node:
                 child_tag = child.tag.lower()
                 child_path = f"{path}/{child_tag}[{index}]"
                 index += 1
-                summary = closed_details and child_tag == "summary" and not seen_summary
-                seen_summary = seen_summary or summary
                 if child_tag not in SKIP and child_tag not in _TRANSPARENT and (child_tag != "title" or ctx.in_svg):
                     child_style = self.style_of(child, child_tag, style)
                     if child_tag == "body" and "/" not in path:
                         child_style = _unhidden(child_style)
                     if child_style.display != "none":
-                        child_parent = ctx.without_box() if closed_details and not summary else ctx
-                        child_pieces = self.visit(child, child_tag, child_path, child_parent, child_style)
+                        child_pieces = self.visit(child, child_tag, child_path, ctx, child_style)
                         if child_pieces is None or child_tag not in INLINE:
                             inline_only = False
                         elif child_tag == "br":
