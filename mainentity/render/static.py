@@ -91,7 +91,7 @@ _ZERO_WIDTH = re.compile("[\u200b\u200c\u200d\u2060\ufffc ]+")
 _INSET_HALF = re.compile(r"inset\((50|100)%")
 
 
-@dataclass(frozen=True, eq=False)  # compared and hashed by identity: cheap keys of compute_style's memo
+@dataclass(frozen=True, eq=False)  # compared and hashed by identity: cheap keys of _compute_style's memo
 class _Style:
     """Computed values the reader needs of one element (inherited ones marked)."""
 
@@ -112,7 +112,7 @@ _ROOT_PARENT = _Style(16.0, "medium", False, False, 400, "visible", (0.0, 0.0, 0
 
 
 @functools.lru_cache(maxsize=8192)
-def compute_style(declarations: tuple[tuple[str, str], ...], parent: _Style, rem: float) -> _Style:
+def _compute_style(declarations: tuple[tuple[str, str], ...], parent: _Style, rem: float) -> _Style:
     """Computed style of an element from its cascaded declarations (last one of a property wins).
 
     Parameters
@@ -283,7 +283,7 @@ class _Walk:
         self.rem = 16.0
 
     def style_of(self, node, tag: str, parent: _Style) -> _Style:
-        return compute_style(self.cascade.declarations(node, tag), parent, self.rem)
+        return _compute_style(self.cascade.declarations(node, tag), parent, self.rem)
 
     def visit(self, el, tag: str, path: str, parent: _Context, style: _Style) -> list | None:
         attributes = el.attributes

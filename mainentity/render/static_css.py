@@ -288,6 +288,14 @@ class Cascade:
         Where linked style sheets come from; ``None`` (or a source that holds nothing but pages): none.
     quirks : bool
         The document is in quirks mode (adds :data:`QUIRKS_CSS`).
+
+    Examples
+    --------
+    >>> from selectolax.lexbor import LexborHTMLParser
+    >>> tree = LexborHTMLParser("<style>#a {font-size: 30px} p {font-size: 20px}</style><p id=a style='color: red'>")
+    >>> cascade = Cascade(tree, "http://s.test/", "http://s.test/", "1.htm", None, quirks=False)
+    >>> cascade.declarations(tree.css_first("p"), "p")
+    (('font-size', '20px'), ('font-size', '30px'), ('color', 'red'))
     """
 
     def __init__(self, tree, base_url: str, page_url: str, page_path: str,
