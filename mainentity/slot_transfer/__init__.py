@@ -1,0 +1,1 @@
+"""Per-site sampling and slot transfer: render a few pages of each template, read the others from their HTML."""
