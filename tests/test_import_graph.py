@@ -25,6 +25,7 @@ RANKS = {
     "splits": 5,
     "prediction_writer": 5,
     "model_io": 5,
+    "slot_transfer": 5.5,  # renders few pages of a site and reads the rest (features, render)
     "config": 5,
     "pipeline": 6,
     "runs": 7,
