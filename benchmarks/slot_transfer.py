@@ -47,49 +47,52 @@ def run_dataset(dataset: str, model, static: str, max_pages: int | None) -> None
     for page in loaded.pages:
         by_site.setdefault(page.site_id, []).append(page)
     for site_id, pages in sorted(by_site.items()):
-        pages = pages[:max_pages]
-        documents = {(d.page.site_id, d.page.path): d for _, d, _ in
-                     iter_documents(pages, needs_render=True, render=model.config.render) if d is not None}
-        failed = [p for p in pages if (p.site_id, p.path) not in documents]
-        pages = [p for p in pages if (p.site_id, p.path) in documents]
-        always = model.recognizer.predict([documents[(p.site_id, p.path)] for p in pages])
-        if static == "html":
-            from mainentity.render.static import read_static  # noqa: PLC0415 - optional until merged
+        print(f"## {site_id} ({dataset}); static reading: {static}")
+        run_site(pages[:max_pages], model, static)
 
-            def read(page):
-                return read_static(page)
-        else:
-            def read(page):
-                return documents[(page.site_id, page.path)].rendered
 
-        transfer = transfer_site(pages, lambda ps: [documents[(p.site_id, p.path)] for p in ps],
-                                 model.recognizer.predict, read)
-        slot_keys = [(p.site_id, p.path) for p in pages if (p.site_id, p.path) not in transfer.rendered]
-        by_key = {(p.site_id, p.path): p for p in transfer.predictions}
-        always_by_key = {(p.site_id, p.path): p for p in always}
-        agree = sum(by_key[k].main_entity == always_by_key[k].main_entity for k in slot_keys)
-        n = len(pages)
-        print(f"## {site_id} ({dataset}): {n} pages ({len(failed)} failed to render, left out); static reading: "
-              f"{static}")
-        for template in transfer.templates:
-            locator = transfer.locators.get(template.key)
-            what = ("no locator" if locator is None else
-                    f"{len(locator.slots)} slot(s): " + "; ".join(f"{s.kind} {s.tag} h{s.heading_level} "
-                                                                  f"{s.font_size}px {s.font_weight}"
-                                                                  for s in locator.slots)
-                    + f", score {locator.score:.3f}, in_title {locator.in_title}")
-            print(f"- template {template.key[1]}: {len(template.pages)} pages, {what}")
-        print(f"- rendered: {len(transfer.rendered)} of {n} ({100 * len(transfer.rendered) / n:.1f}%), "
-              f"sample {len(transfer.sampled)}, fallbacks {len(transfer.rendered) - len(transfer.sampled)}")
-        r_always, e_always = _scores(always, pages)
-        r_slot, e_slot = _scores(transfer.predictions, pages)
-        print(f"- always:        ROUGE-1 F1 {r_always:.4f}  exact {e_always:.4f}")
-        print(f"- slot transfer: ROUGE-1 F1 {r_slot:.4f}  exact {e_slot:.4f}  "
-              f"(difference {r_slot - r_always:+.4f} / {e_slot - e_always:+.4f})")
-        print(f"- slot answers equal to the always answers: {agree} of {len(slot_keys)}"
-              + (f" ({100 * agree / len(slot_keys):.2f}%)" if slot_keys else ""))
-        print(f"- static part: {1000 * transfer.static_seconds / n:.2f} ms per page "
-              f"({transfer.static_seconds:.2f} s for {n} pages)\n")
+def static_reader(static: str, documents: dict):
+    """Page -> its static reading: :func:`mainentity.render.static.read_static`, or its rendering."""
+    if static == "html":
+        from mainentity.render.static import read_static  # noqa: PLC0415 - optional until merged
+
+        return read_static
+    return lambda page: documents[(page.site_id, page.path)].rendered
+
+
+def run_site(pages, model, static: str) -> None:
+    documents = {(d.page.site_id, d.page.path): d for _, d, _ in
+                 iter_documents(pages, needs_render=True, render=model.config.render) if d is not None}
+    n_failed = len(pages) - len(documents)
+    pages = [p for p in pages if (p.site_id, p.path) in documents]
+    always = model.recognizer.predict([documents[(p.site_id, p.path)] for p in pages])
+    transfer = transfer_site(pages, lambda ps: [documents[(p.site_id, p.path)] for p in ps],
+                             model.recognizer.predict, static_reader(static, documents))
+    slot_keys = [(p.site_id, p.path) for p in pages if (p.site_id, p.path) not in transfer.rendered]
+    by_key = {(p.site_id, p.path): p for p in transfer.predictions}
+    always_by_key = {(p.site_id, p.path): p for p in always}
+    agree = sum(by_key[k].main_entity == always_by_key[k].main_entity for k in slot_keys)
+    n = len(pages)
+    print(f"- {n} pages ({n_failed} failed to render, left out)")
+    for template in transfer.templates:
+        locator = transfer.locators.get(template.key)
+        what = ("no locator" if locator is None else
+                f"{len(locator.slots)} slot(s): " + "; ".join(f"{s.kind} {s.tag} h{s.heading_level} "
+                                                              f"{s.font_size}px {s.font_weight}"
+                                                              for s in locator.slots)
+                + f", score {locator.score:.3f}, in_title {locator.in_title}")
+        print(f"- template {template.key[1]}: {len(template.pages)} pages, {what}")
+    print(f"- rendered: {len(transfer.rendered)} of {n} ({100 * len(transfer.rendered) / n:.1f}%), "
+          f"sample {len(transfer.sampled)}, fallbacks {len(transfer.rendered) - len(transfer.sampled)}")
+    r_always, e_always = _scores(always, pages)
+    r_slot, e_slot = _scores(transfer.predictions, pages)
+    print(f"- always:        ROUGE-1 F1 {r_always:.4f}  exact {e_always:.4f}")
+    print(f"- slot transfer: ROUGE-1 F1 {r_slot:.4f}  exact {e_slot:.4f}  "
+          f"(difference {r_slot - r_always:+.4f} / {e_slot - e_always:+.4f})")
+    print(f"- slot answers equal to the always answers: {agree} of {len(slot_keys)}"
+          + (f" ({100 * agree / len(slot_keys):.2f}%)" if slot_keys else ""))
+    print(f"- static part: {1000 * transfer.static_seconds / n:.2f} ms per page "
+          f"({transfer.static_seconds:.2f} s for {n} pages)\n")
 
 
 def main(argv: list[str] | None = None) -> int:
