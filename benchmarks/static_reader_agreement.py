@@ -1,0 +1,94 @@
+"""Agreement of the static page reader with the Chromium renderer, and its time per page.
+
+For each corpus (the embedded sample shop; the first ``-n`` christianbook pages and the
+readability-realworld pages from the shared datasets beside the repository), the pages are rendered
+through the render cache (``--cache-dir``; Chromium starts only for pages not in it) and read
+statically (:func:`mainentity.render.static.read_static`, linked style sheets from the page's dump).
+Prints, over the rendering's visible blocks: the share matched by a visible static block of the same
+``(dom_path, text)``; among the matched, the shares with equal font size (within 0.5 CSS px), equal
+``bold`` and equal ``heading_level``; the share of static visible blocks that match (precision); and
+the static read time in ms per page (median and mean, one pass after a warm-up pass).
+
+Usage::
+
+    python benchmarks/static_reader_agreement.py [-n 100] [--cache-dir DIR] [--corpus sample-shop ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from mainentity.render import RenderSettings, render_pages
+from mainentity.render.static import Agreement, agreement, read_static
+from mainentity.sitedump import dump_files_for, read_site_dump
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared" / "datasets"
+CORPORA = {
+    "sample-shop": [REPO / "datasets" / "sample-shop" / "sites" / "sample-shop"],
+    "christianbook": [SHARED / "swde-book-christianbook" / "sites" / "christianbook"],
+    "readability": sorted((SHARED / "readability-realworld" / "sites").glob("*")),
+}
+
+
+def read_corpus(name: str, n_pages: int) -> list:
+    pages = []
+    for site_dir in CORPORA[name]:
+        pages.extend(read_site_dump(site_dir, max_pages=n_pages if name == "christianbook" else None).pages)
+    return pages
+
+
+def measure(pages: list, cache_dir: str) -> tuple[Agreement, list[float], int]:
+    """Summed agreement over the pages, static read times (ms) and the number of failed pages."""
+    rendered = {o.page.path + o.page.site_id: o.rendered for o in render_pages(pages, RenderSettings(), cache_dir)}
+    files = [dump_files_for(page) for page in pages]
+    for page, source in zip(pages, files, strict=True):  # warm-up pass: imports, caches
+        read_static(page, source)
+    totals, times, n_failed = [0] * 6, [], 0
+    for page, source in zip(pages, files, strict=True):
+        start = time.process_time()
+        static = read_static(page, source)
+        times.append((time.process_time() - start) * 1000)
+        reference = rendered[page.path + page.site_id]
+        if reference is None:
+            n_failed += 1
+            continue
+        totals = [a + b for a, b in zip(totals, _fields(agreement(static, reference)), strict=True)]
+    return Agreement(*totals), times, n_failed
+
+
+def _fields(result: Agreement) -> tuple[int, ...]:
+    return (result.n_visible, result.n_static_visible, result.n_matched, result.n_font_size, result.n_bold,
+            result.n_heading_level)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-n", type=int, default=100, help="christianbook pages (default 100)")
+    parser.add_argument("--cache-dir", help="render cache directory (default: a temporary one)")
+    parser.add_argument("--corpus", nargs="+", choices=sorted(CORPORA), default=list(CORPORA))
+    args = parser.parse_args(argv)
+    cache_dir = args.cache_dir or tempfile.mkdtemp(prefix="render-cache-")
+    print(f"{'corpus':<14}{'pages':>6}{'visible':>9}{'matched':>9}{'size':>7}{'bold':>7}{'level':>7}"
+          f"{'precision':>10}{'ms median':>10}{'ms mean':>9}")
+    for name in args.corpus:
+        pages = read_corpus(name, args.n)
+        result, times, n_failed = measure(pages, cache_dir)
+        matched = max(result.n_matched, 1)
+        print(
+            f"{name:<14}{len(pages):>6}{result.n_visible:>9}{result.n_matched / max(result.n_visible, 1):>9.3f}"
+            f"{result.n_font_size / matched:>7.3f}{result.n_bold / matched:>7.3f}"
+            f"{result.n_heading_level / matched:>7.3f}{result.n_matched / max(result.n_static_visible, 1):>10.3f}"
+            f"{statistics.median(times):>10.2f}{statistics.mean(times):>9.2f}"
+            + (f"  ({n_failed} pages failed to render)" if n_failed else "")
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,557 @@
+"""Read a page's text blocks from its HTML alone, without a browser: the static page reader.
+
+:func:`read_static` builds the same :class:`~mainentity.records.RenderedPage` as the Chromium renderer
+(:mod:`mainentity.render.browser`, whose in-page script is ``blocks.js``) at the cost of a parse and a
+CSS cascade: the HTML is parsed by lexbor (selectolax), an HTML5 parser that builds the tree Chromium
+builds with scripting off, so every ``dom_path`` is the renderer's; the walk is ``blocks.js``'s, rule
+for rule (which nodes are blocks, merges of inline-only content, ``in_link``, ``heading_level`` with
+ARIA headings, ``bold``, the root un-hiding, segments); fonts, colours, ``display`` and
+``visibility`` come from the page's style sheets (:mod:`mainentity.render.static_css`) with the
+inheritance and user-agent defaults of Chromium (16 px medium, 13 px ``monospace``, ``larger``/
+``smaller`` as x1.2, ``bolder``/``lighter`` per CSS Fonts 4, section 2.2).
+
+There is no layout, so nothing that needs one is made up: every block's ``x``, ``y``, ``width`` and
+``height``, and the page's ``width`` and ``height``, are ``nan``. What the renderer decides from boxes
+is approximated from styles:
+
+- ``hidden``: computed ``visibility`` not ``visible`` (as the renderer), or a zero-size box known
+  without layout (``font-size: 0``; text in ``textarea``/``select``/``option`` or in the content of a
+  closed ``<details>``, which has no box of its own), or off the page by styles alone (``position:
+  absolute|fixed|relative`` with ``left``/``top`` <= -1000 px on the element or an ancestor, or
+  ``text-indent`` <= -1000 px). Not detected: zero-size or off-page boxes that come from layout
+  (e.g. ``width: 0`` with ``overflow: hidden`` on an inline-block, transforms, negative margins,
+  boxes right of or below the page).
+- "visible" segments (a merged block without its visually hidden parts): ``clip: rect(0...)``,
+  ``clip-path: inset(50%|100%)``, ``opacity: 0``, ``visibility``, positioned off the page as above,
+  and ``overflow`` other than ``visible`` with a declared ``width`` or ``height`` of at most 1 px (the
+  renderer measures the box instead).
+- "heading" segments: the renderer takes the heading's ``innerText``, which needs layout; here it is
+  its displayed text with a line break around each element not in the inline set (``text-transform``
+  is not applied).
+
+Pages are read as the renderer's default settings load them: scripts off (``<noscript>`` content is
+walked), a 1024x768 viewport for ``@media``. Not reproduced: Chromium's parser cap on tree depth
+(512; deeper elements become siblings there), ``@container`` queries, CSS nesting, ``calc()`` values
+(ignored), the quirks-mode font size table (the standards one is used).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
+from urllib.parse import urljoin
+
+from selectolax.lexbor import LexborHTMLParser
+from tinycss2.color3 import parse_color
+
+from mainentity.records import Page, RenderedPage, TextBlock
+from mainentity.render.browser import META_KEYS, load_url, page_label
+from mainentity.render.static_css import Cascade, length_px
+from mainentity.sitedump import SubresourceSource
+from mainentity.text import collapse_whitespace
+
+NAN = float("nan")
+
+#: Elements whose content ``blocks.js`` never walks (``noscript`` is walked: scripts are off).
+SKIP = frozenset({"head", "script", "style", "template", "iframe", "noembed", "noframes", "canvas", "video", "audio"})
+#: Inline formatting elements whose content merges into the parent's block (as in ``blocks.js``).
+INLINE = frozenset(
+    "a abbr b bdi bdo big br cite code data del dfn em font i ins kbd mark nobr q s samp small span strike "
+    "strong sub sup time tt u var wbr".split()
+)
+_TRANSPARENT = frozenset({"img"})
+_HEADING = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+_BOXLESS = frozenset({"textarea", "select", "option", "optgroup"})
+#: Font sizes (CSS px) of the keywords xx-small ... xxx-large at a 16 px medium (Chromium's table).
+KEYWORD_SIZES = {"xx-small": 9.0, "x-small": 10.0, "small": 13.0, "medium": 16.0, "large": 18.0,
+                 "x-large": 24.0, "xx-large": 32.0, "xxx-large": 48.0}
+#: Chromium's default fixed (``monospace``) font size over its default font size, 13 px / 16 px.
+MONOSPACE_SCALE = 13 / 16
+#: Offsets (CSS px) at or below which a positioned element or an indented text is taken as off the page.
+OFF_PAGE_PX = -1000.0
+_NON_SPACE = re.compile(r"\S")
+_INSET_HALF = re.compile(r"inset\((50|100)%")
+_QUIRKS_PREFIXES = (
+    "+//silmaril//", "-//as//", "-//advasoft ltd//", "-//ietf//dtd html", "-//metrius//", "-//microsoft//",
+    "-//netscape comm. corp.//", "-//o'reilly and associates//", "-//softquad", "-//spyglass//", "-//sq//",
+    "-//sun microsystems corp.//", "-//w3c//dtd html 3", "-//w3c//dtd html 4.0 frameset//",
+    "-//w3c//dtd html 4.0 transitional//", "-//w3c//dtd html experimental", "-//w3c//dtd w3 html//",
+    "-//w3o//dtd w3 html", "-//webtechs//",
+)
+_QUIRKS_WITHOUT_SYSTEM_ID = ("-//w3c//dtd html 4.01 frameset//", "-//w3c//dtd html 4.01 transitional//")
+_DOCTYPE = re.compile(r"^\s*(?:<!--.*?-->\s*)*<!doctype\s+([^>]*)>", re.I | re.S)
+
+
+@dataclass(frozen=True, eq=False)  # compared and hashed by identity: cheap keys of compute_style's memo
+class _Style:
+    """Computed values the reader needs of one element (inherited ones marked)."""
+
+    font_size: float  # inherited, CSS px
+    keyword: str | None  # inherited: the font-size keyword the size comes from
+    absolute: bool  # inherited: the size was given in an absolute unit (not rescaled for monospace)
+    monospace: bool  # inherited: font-family is the generic monospace alone
+    font_weight: int  # inherited
+    visibility: str  # inherited
+    color: tuple  # inherited, RGBA
+    text_indent_off: bool  # inherited: text-indent <= OFF_PAGE_PX
+    display: str = "inline"
+    off_page: bool = False  # positioned off the page, this element or an ancestor
+    visually_hidden: bool = False  # blocks.js's visuallyHidden, from styles
+
+
+_ROOT_PARENT = _Style(16.0, "medium", False, False, 400, "visible", (0.0, 0.0, 0.0, 1.0), False, "block")
+
+
+@functools.lru_cache(maxsize=8192)
+def compute_style(declarations: tuple[tuple[str, str], ...], parent: _Style, rem: float) -> _Style:
+    """Computed style of an element from its cascaded declarations (last one of a property wins).
+
+    Parameters
+    ----------
+    declarations : tuple of (str, str)
+        ``(property, value)`` as :meth:`mainentity.render.static_css.Cascade.declarations` gives them,
+        in cascade order.
+    parent : _Style
+        The parent element's computed style.
+    rem : float
+        The root element's font size in CSS px (``rem``).
+
+    Returns
+    -------
+    style : _Style
+    """
+    values = dict(declarations)
+    family = _specified(values, "font-family")
+    monospace = parent.monospace if family is None else family == "monospace"
+    size, keyword, absolute = _font_size(_specified(values, "font-size"), parent, rem)
+    if keyword is not None:
+        size = KEYWORD_SIZES[keyword] * (MONOSPACE_SCALE if monospace else 1.0)
+    elif monospace != parent.monospace and not absolute:
+        size = size * MONOSPACE_SCALE if monospace else size / MONOSPACE_SCALE
+    visibility = _specified(values, "visibility")
+    if visibility not in ("visible", "hidden", "collapse"):
+        visibility = parent.visibility
+    indent = _specified(values, "text-indent")
+    indent_px = length_px(indent, size, rem) if indent is not None else None
+    position = values.get("position", "static")
+    offsets = [length_px(values.get(side, "auto"), size, rem) for side in ("left", "top")]
+    off_page = parent.off_page or (
+        position in ("absolute", "fixed", "relative") and any(v is not None and v <= OFF_PAGE_PX for v in offsets)
+    )
+    display = values.get("display", "inline")
+    squeezed = any(values.get(name, "visible") not in ("visible", "inherit") for name in ("overflow-x", "overflow-y"))
+    squeezed = squeezed and any(
+        (px := length_px(values.get(name, "auto"), size, rem)) is not None and px <= 1 for name in ("width", "height")
+    )
+    clipped = values.get("clip", "").startswith("rect(0") or bool(_INSET_HALF.match(values.get("clip-path", "")))
+    return _Style(
+        font_size=size,
+        keyword=keyword,
+        absolute=absolute,
+        monospace=monospace,
+        font_weight=_font_weight(_specified(values, "font-weight"), parent.font_weight),
+        visibility=visibility,
+        color=_color(_specified(values, "color"), parent.color),
+        text_indent_off=(
+            parent.text_indent_off if indent is None else indent_px is not None and indent_px <= OFF_PAGE_PX
+        ),
+        display=parent.display if display == "inherit" else display,
+        off_page=off_page,
+        visually_hidden=clipped or squeezed or off_page or values.get("opacity") in ("0", "0%", "0.0"),
+    )
+
+
+def _specified(values: dict, name: str) -> str | None:
+    """The specified value of an inherited property; ``None`` means inherit."""
+    value = values.get(name)
+    return None if value in ("inherit", "unset") else value
+
+
+def _font_size(value: str | None, parent: _Style, rem: float) -> tuple[float, str | None, bool]:
+    """``(size in CSS px, keyword, absolute)`` of a specified font size."""
+    if value is None:
+        return parent.font_size, parent.keyword, parent.absolute
+    if value == "initial":
+        value = "medium"
+    if value in KEYWORD_SIZES:
+        return KEYWORD_SIZES[value], value, False
+    if value in ("larger", "smaller"):
+        return parent.font_size * (1.2 if value == "larger" else 1 / 1.2), None, parent.absolute
+    px = length_px(value, parent.font_size, rem, parent.font_size)
+    if px is None or px < 0:
+        return parent.font_size, parent.keyword, parent.absolute
+    relative = value.endswith(("em", "%", "ex", "ch")) and not value.endswith("rem")
+    return px, None, parent.absolute if relative else True
+
+
+def _font_weight(value: str | None, parent: int) -> int:
+    """Computed font weight (CSS Fonts 4, section 2.2: ``bolder``/``lighter`` relative to the parent)."""
+    if value is None:
+        return parent
+    if value in ("normal", "initial"):
+        return 400
+    if value == "bold":
+        return 700
+    if value == "bolder":
+        return 400 if parent < 350 else 700 if parent < 550 else 900
+    if value == "lighter":
+        return 100 if parent < 550 else 400 if parent < 750 else 700
+    try:
+        weight = float(value)
+    except ValueError:
+        return parent
+    return int(weight) if 1 <= weight <= 1000 else parent
+
+
+@functools.lru_cache(maxsize=1024)
+def _color(value: str | None, parent: tuple) -> tuple:
+    if value is None or value == "currentcolor":
+        return parent
+    if value == "initial":
+        return _ROOT_PARENT.color
+    parsed = parse_color(value)
+    return tuple(parsed) if parsed is not None and not isinstance(parsed, str) else parent
+
+
+class _Context:
+    """What a block inherits from its element and ancestors (``ctx`` in ``blocks.js``)."""
+
+    __slots__ = ("style", "bold_tag", "in_link", "heading", "visible", "boxless", "hidden")
+
+    def __init__(self, style: _Style, bold_tag: bool, in_link: bool, heading: int, visible: bool,
+                 boxless: bool) -> None:
+        self.style = style
+        self.bold_tag = bold_tag
+        self.in_link = in_link
+        self.heading = heading
+        self.visible = visible  # no visually hidden ancestor (for "visible" segments)
+        self.boxless = boxless  # the text has no box of its own (textarea, select, closed details)
+        self.hidden = (style.visibility != "visible" or boxless or style.font_size <= 0 or style.off_page
+                       or style.text_indent_off)
+
+    def without_box(self) -> _Context:
+        return _Context(self.style, self.bold_tag, self.in_link, self.heading, self.visible, True)
+
+
+def _row(text: str, tag: str, path: str, ctx: _Context, merged: bool = False, kind: str = "block") -> TextBlock:
+    style = ctx.style
+    return TextBlock(
+        collapse_whitespace(text), tag, path, round(style.font_size, 4), style.font_weight,
+        style.font_weight >= 600 or ctx.bold_tag, NAN, NAN, NAN, NAN, ctx.in_link, ctx.heading, ctx.hidden,
+        merged, kind,
+    )
+
+
+def _heading_level(attributes: dict, tag: str) -> int:
+    if tag in _HEADING:
+        return _HEADING[tag]
+    if (attributes.get("role") or "").strip().lower() != "heading":
+        return 0
+    match = re.match(r"^\s*[+-]?\d+", attributes.get("aria-level") or "2")
+    level = int(match.group(0)) if match else -1
+    return level if 1 <= level <= 6 else 2
+
+
+class _Walk:
+    """One walk of a page's tree, as ``blocks.js``'s ``visit`` (see the module docstring)."""
+
+    def __init__(self, cascade: Cascade) -> None:
+        self.cascade = cascade
+        self.blocks: list[TextBlock] = []
+        self.segments: list[TextBlock] = []
+        self.flow: list[str] = []  # displayed text in document order, for heading segments
+        self.rem = 16.0
+
+    def style_of(self, node, tag: str, parent: _Style) -> _Style:
+        return compute_style(self.cascade.declarations(node, tag), parent, self.rem)
+
+    def visit(self, el, tag: str, path: str, parent: _Context, style: _Style) -> list | None:
+        attributes = el.attributes
+        own_level = _heading_level(attributes, tag)
+        ctx = _Context(
+            style, parent.bold_tag or tag in ("b", "strong"),
+            parent.in_link or (tag == "a" and "href" in attributes), own_level or parent.heading,
+            parent.visible and not (style.visually_hidden or style.visibility != "visible"),
+            parent.boxless or tag in _BOXLESS,
+        )
+        key = (style.font_size, style.font_weight, style.color)
+        pieces: list[tuple] = []  # (text, has a node, style key, visible, ctx)
+        inline_only, n_parts, index = True, 0, 0
+        closed_details = tag == "details" and "open" not in attributes
+        seen_summary = False
+        block_level = tag not in INLINE or style.display not in ("inline", "contents")
+        start = len(self.flow)
+        if block_level:
+            self.flow.append("\n")
+        child = el.first_child
+        while child is not None:
+            if child.is_text_node:
+                data = child.text_content or ""
+                blank = _NON_SPACE.search(data) is None
+                child_ctx = ctx.without_box() if closed_details else ctx
+                pieces.append((data, not blank, None if blank else key, child_ctx.visible, child_ctx))
+                if style.visibility == "visible":
+                    self.flow.append(data)
+                if not blank:
+                    n_parts += 1
+                    self.blocks.append(_row(data, tag, path, child_ctx))
+            elif child.is_element_node:
+                child_tag = child.tag.lower()
+                child_path = f"{path}/{child_tag}[{index}]"
+                index += 1
+                summary = closed_details and child_tag == "summary" and not seen_summary
+                seen_summary = seen_summary or summary
+                if child_tag not in SKIP and child_tag not in _TRANSPARENT:
+                    child_style = self.style_of(child, child_tag, style)
+                    if child_tag == "body" and "/" not in path:
+                        child_style = _unhidden(child_style)
+                    if child_style.display != "none":
+                        child_parent = ctx.without_box() if closed_details and not summary else ctx
+                        child_pieces = self.visit(child, child_tag, child_path, child_parent, child_style)
+                        if child_pieces is None or child_tag not in INLINE:
+                            inline_only = False
+                        elif child_tag == "br":
+                            pieces.append((" ", False, None, True, ctx))
+                            self.flow.append("\n")
+                        else:
+                            pieces.extend(child_pieces)
+                            n_parts += any(piece[1] for piece in child_pieces)
+            child = child.next
+        if block_level:
+            self.flow.append("\n")
+        if not inline_only:
+            if own_level:
+                self._segment("".join(self.flow[start:]), tag, path, ctx, "heading")
+            return None
+        if n_parts >= 2:
+            text = "".join(piece[0] for piece in pieces)
+            self.blocks.append(_row(text, tag, path, ctx, merged=True))
+            self._merge_segments(text, pieces, tag, path, ctx)
+        return pieces
+
+    def _segment(self, text: str, tag: str, path: str, ctx: _Context, kind: str) -> None:
+        if _NON_SPACE.search(text) is not None:
+            self.segments.append(_row(text, tag, path, ctx, kind=kind))
+
+    def _merge_segments(self, text: str, pieces: list[tuple], tag: str, path: str, ctx: _Context) -> None:
+        """The "visible" and "run" segments of a merged block (``pushMergeSegments`` of ``blocks.js``)."""
+        visible = [piece for piece in pieces if piece[3]]
+        visible_text = "".join(piece[0] for piece in visible)
+        if collapse_whitespace(visible_text) != collapse_whitespace(text):
+            self._segment(visible_text, tag, path, ctx, "visible")
+        runs: list[list] = []  # [key, ctx, texts]
+        for piece_text, _, piece_key, _, piece_ctx in visible:
+            if runs and (piece_key is None or piece_key == runs[-1][0]):
+                runs[-1][2].append(piece_text)
+            elif piece_key is not None:
+                runs.append([piece_key, piece_ctx, [piece_text]])
+        if len(runs) >= 2:
+            for _, run_ctx, texts in runs:
+                self._segment("".join(texts), tag, path, run_ctx, "run")
+
+
+def is_quirks(html: str) -> bool:
+    """Whether a document parses in quirks mode (HTML standard, section 13.2.6.4.1, the common cases).
+
+    >>> is_quirks("<!DOCTYPE html><p>"), is_quirks("<p>")
+    (False, True)
+    >>> is_quirks('<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN">')
+    True
+    """
+    match = _DOCTYPE.match(html.lstrip("\ufeff"))
+    if match is None:
+        return True
+    doctype = match.group(1).strip().lower()
+    if not doctype.startswith("html") or doctype[4:5] not in ("", " ", "\t", "\n", "\r"):
+        return True
+    ids = re.findall(r"\"([^\"]*)\"|'([^']*)'", doctype)
+    public = (ids[0][0] or ids[0][1]) if ids and "public" in doctype else ""
+    has_system = len(ids) >= 2 or (bool(ids) and "system" in doctype)
+    if public.startswith(_QUIRKS_PREFIXES) or public in ("html", "-/w3c/dtd html 4.0 transitional/en"):
+        return True
+    return not has_system and public.startswith(_QUIRKS_WITHOUT_SYSTEM_ID)
+
+
+def _title(tree) -> str:
+    """``document.title``: the text children of the first HTML ``<title>`` (not an SVG one)."""
+    for node in tree.css("title"):
+        ancestor, foreign = node.parent, False
+        while ancestor is not None and not foreign:
+            foreign = ancestor.tag in ("svg", "math")
+            ancestor = ancestor.parent
+        if not foreign:
+            return collapse_whitespace(node.text(deep=False))
+    return ""
+
+
+def _meta(tree) -> tuple[tuple[str, str], ...]:
+    """The kept meta tags, as ``blocks.js`` reads them (property before name)."""
+    keys, meta = set(META_KEYS), []
+    for node in tree.css("meta"):
+        attributes = node.attributes
+        prop = (attributes.get("property") or "").strip().lower()
+        key = prop if prop in keys else (attributes.get("name") or "").strip().lower()
+        if key in keys:
+            meta.append((key, collapse_whitespace(attributes.get("content") or "")))
+    return tuple(meta)
+
+
+def read_static(page: Page, subresources: SubresourceSource | None = None) -> RenderedPage:
+    """Read a page's title, meta tags, text blocks and segments from its HTML, without a browser.
+
+    The records are those the renderer gives (see the module docstring for what is approximated);
+    the boxes are not known: ``x``, ``y``, ``width``, ``height`` of every block and segment and the
+    page's ``width`` and ``height`` are ``nan``.
+
+    Parameters
+    ----------
+    page : Page
+    subresources : SubresourceSource, optional
+        Where the page's linked style sheets (and their ``@import``) are looked up, with the request
+        URL, ``load_url(page)`` and ``page.path``, as the renderer does; ``None``: only the page's own
+        ``<style>`` elements and ``style`` attributes apply.
+
+    Returns
+    -------
+    rendered : RenderedPage
+
+    Raises
+    ------
+    ValueError
+        If the page cannot be parsed or walked (the message names the page).
+
+    Examples
+    --------
+    >>> page = Page("s", "1.htm", "http://s.test/1", "<title>T</title><h1>A <b>big</b> book</h1>")
+    >>> for block in read_static(page).blocks:
+    ...     print(block.text, block.font_size, block.bold, block.heading_level, block.merged)
+    A 32.0 True 1 False
+    big 32.0 True 1 False
+    book 32.0 True 1 False
+    A big book 32.0 True 1 True
+    >>> import math
+    >>> read_static(page).title, math.isnan(read_static(page).blocks[0].x)
+    ('T', True)
+    """
+    try:
+        tree = LexborHTMLParser(page.html)
+        url = load_url(page)
+        base = tree.css_first("base[href]")
+        base_url = urljoin(url, (base.attributes.get("href") or "").strip()) if base is not None else url
+        walk = _Walk(Cascade(tree, base_url, url, page.path, subresources, is_quirks(page.html)))
+        root = tree.root
+        if root is not None:
+            _walk_root(walk, root)
+        return RenderedPage(
+            _title(tree), _meta(tree), tuple(walk.blocks), NAN, NAN, tuple(walk.segments)
+        )
+    except Exception as exc:  # one page's failure is reported with its name, never a crash of a batch
+        raise ValueError(f"{page_label(page)}: static read failed: {type(exc).__name__}: {exc}") from exc
+
+
+def _walk_root(walk: _Walk, root) -> None:
+    """Walk from ``<html>``, un-hidden as ``blocks.js`` does (``<body>`` is un-hidden in the walk)."""
+    tag = root.tag.lower()
+    root_style = _unhidden(walk.style_of(root, tag, _ROOT_PARENT))
+    walk.rem = root_style.font_size
+    walk.visit(root, tag, f"{tag}[0]", _Context(root_style, False, False, 0, True, False), root_style)
+
+
+def _unhidden(style: _Style) -> _Style:
+    """A root element's style with ``display: none`` and hiding ``visibility`` overridden."""
+    if style.display != "none" and style.visibility == "visible" and not style.visually_hidden:
+        return style
+    display = "block" if style.display == "none" else style.display
+    return replace(style, display=display, visibility="visible", visually_hidden=style.off_page)
+
+
+def read_static_pages(
+    pages: Iterable[Page], subresources_of=None
+) -> Iterator[tuple[Page, RenderedPage | None, str]]:
+    """Read many pages statically; a page that fails gets an error instead of stopping the batch.
+
+    Parameters
+    ----------
+    pages : iterable of Page
+    subresources_of : callable, optional
+        ``subresources_of(page) -> SubresourceSource | None`` for each page (e.g.
+        :func:`mainentity.sitedump.dump_files_for`); default: no linked style sheets.
+
+    Yields
+    ------
+    page, rendered, error : Page, RenderedPage or None, str
+        ``rendered`` is ``None`` and ``error`` says why when the page could not be read.
+
+    >>> pages = [Page("s", "1.htm", "http://s.test/1", "<title>A</title>")]
+    >>> [(page.path, rendered.title, error) for page, rendered, error in read_static_pages(pages)]
+    [('1.htm', 'A', '')]
+    """
+    for page in pages:
+        try:
+            yield page, read_static(page, subresources_of(page) if subresources_of is not None else None), ""
+        except ValueError as exc:
+            yield page, None, str(exc)
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """How a static reading agrees with a rendering of the same page, on the rendering's visible blocks.
+
+    Attributes
+    ----------
+    n_visible : int
+        Visible (``hidden=False``) blocks of the rendering.
+    n_static_visible : int
+        Visible blocks of the static reading.
+    n_matched : int
+        Visible blocks of the rendering with a visible static block of the same ``(dom_path, text)``
+        (multisets: each static block matches once).
+    n_font_size, n_bold, n_heading_level : int
+        Matched blocks whose font size agrees within ``size_tolerance`` CSS px, whose ``bold`` and whose
+        ``heading_level`` are equal.
+    """
+
+    n_visible: int
+    n_static_visible: int
+    n_matched: int
+    n_font_size: int
+    n_bold: int
+    n_heading_level: int
+
+
+def agreement(static: RenderedPage, rendered: RenderedPage, size_tolerance: float = 0.5) -> Agreement:
+    """Compare a static reading with the renderer's reading of the same page.
+
+    Parameters
+    ----------
+    static, rendered : RenderedPage
+        From :func:`read_static` and from the renderer.
+    size_tolerance : float
+        Largest font size difference, in CSS px, that counts as equal.
+
+    Returns
+    -------
+    agreement : Agreement
+
+    >>> block = TextBlock("A", "h1", "html[0]/body[1]/h1[0]", 32.0, 700, True, 8, 8, 50, 37, heading_level=1)
+    >>> agreement(RenderedPage("", (), (replace(block, font_size=32.2),)), RenderedPage("", (), (block,)))
+    Agreement(n_visible=1, n_static_visible=1, n_matched=1, n_font_size=1, n_bold=1, n_heading_level=1)
+    """
+    waiting: dict[tuple[str, str], list[TextBlock]] = {}
+    static_visible = [block for block in static.blocks if not block.hidden]
+    for block in static_visible:
+        waiting.setdefault((block.dom_path, block.text), []).append(block)
+    visible = [block for block in rendered.blocks if not block.hidden]
+    n_matched = n_size = n_bold = n_level = 0
+    for block in visible:
+        candidates = waiting.get((block.dom_path, block.text))
+        if not candidates:
+            continue
+        other = candidates.pop(0)
+        n_matched += 1
+        n_size += abs(other.font_size - block.font_size) <= size_tolerance
+        n_bold += other.bold == block.bold
+        n_level += other.heading_level == block.heading_level
+    return Agreement(len(visible), len(static_visible), n_matched, n_size, n_bold, n_level)

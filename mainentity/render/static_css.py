@@ -1,0 +1,486 @@
+"""The CSS cascade of a parsed page without a browser, for the static page reader (:mod:`.static`).
+
+Collects the page's style sheets in document order (``<style>`` elements, ``<link rel=stylesheet>``
+files served by a :class:`~mainentity.sitedump.SubresourceSource`, ``@import`` followed up to
+:data:`MAX_IMPORT_DEPTH`), a small user-agent style sheet (:data:`UA_CSS`, the rules of Chromium's
+``html.css`` and ``quirks.css`` that change what the reader reports) and the presentational hints of
+``<font size color>``, and gives each element its cascaded declarations.
+
+Parsing is tinycss2's; specificity is cssselect2's parser's; matching is lexbor's selector engine on
+the same tree the reader walks (``LexborHTMLParser.css``). Only declarations of the properties in
+:data:`PROPERTIES` are kept, so most rules of a site's style sheet are never matched. The cascade
+orders declarations by origin and importance (user agent, presentational hints, author, inline
+``style``; ``!important`` reversing the order), then cascade layer (unlayered last), specificity and
+source order.
+
+Left out: pseudo-elements (they style no text node), user-action pseudo-classes (``:hover``,
+``:focus``...; nothing is hovered in the renderer) and any selector lexbor cannot parse; ``@media``
+queries other than media types and width/height/orientation features at the 1024x768 viewport (other
+features count as false); ``@container`` (needs layout); CSS nesting; the order of layered
+``!important`` declarations.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from urllib.parse import urljoin
+
+import tinycss2
+from cssselect2.parser import SelectorError
+from cssselect2.parser import parse as parse_selectors
+
+from mainentity.sitedump import SubresourceSource
+
+logger = logging.getLogger(__name__)
+
+#: Properties the reader reads (shorthands ``font`` and ``overflow`` are expanded into these).
+PROPERTIES = frozenset(
+    {
+        "display", "visibility", "font-size", "font-weight", "font-family", "color", "opacity", "clip",
+        "clip-path", "overflow-x", "overflow-y", "width", "height", "position", "left", "top", "text-indent",
+    }
+)
+
+#: Deepest chain of ``@import`` followed (a sheet imported by an imported sheet is depth 2).
+MAX_IMPORT_DEPTH = 4
+
+#: The viewport the renderer lays pages out in (CSS px), for ``@media`` queries.
+VIEWPORT = (1024, 768)
+
+#: Chromium's user-agent rules that change display, fonts, colours of text (``html.css``).
+UA_CSS = """
+[hidden], area, base, basefont, datalist, head, link, meta, noembed, noframes, param, rp, script, style,
+template, title, dialog:not([open]), input[type=hidden] { display: none }
+h1 { font-size: 2em; font-weight: bold }
+h2 { font-size: 1.5em; font-weight: bold }
+h3 { font-size: 1.17em; font-weight: bold }
+h4 { font-weight: bold }
+h5 { font-size: .83em; font-weight: bold }
+h6 { font-size: .67em; font-weight: bold }
+b, strong, optgroup { font-weight: bolder }
+th { font-weight: bold }
+small, sub, sup { font-size: smaller }
+big { font-size: larger }
+pre, code, kbd, samp, tt, xmp, plaintext, listing { font-family: monospace }
+button, input, select, textarea { font-size: 13.333333px; font-weight: normal; font-family: system-ui }
+a:any-link { color: #0000ee }
+"""
+
+#: Chromium's ``quirks.css`` rule that matters here: tables do not inherit fonts in quirks mode.
+QUIRKS_CSS = "table { font-size: medium; font-weight: normal }"
+
+_USER_ACTION = re.compile(r":(hover|focus|focus-within|focus-visible|active|visited|target)\b", re.I)
+_MEDIA_FEATURE = re.compile(r"\(\s*([a-z-]+)\s*(?::\s*([^)]*?))?\s*\)")
+_TYPE_SELECTOR = re.compile(r"^[a-zA-Z][a-zA-Z0-9-]*$")
+_NUMBER = re.compile(r"^(-?\d*\.?\d+(?:e[+-]?\d+)?)([a-z%]*)$")
+
+# Cascade levels: origin and importance, in increasing precedence.
+_UA, _HINT, _AUTHOR, _INLINE, _AUTHOR_IMPORTANT, _INLINE_IMPORTANT, _UA_IMPORTANT = range(7)
+_UNLAYERED = 1 << 30
+
+Declaration = tuple[str, str, bool]  # (property, lower-cased value, important)
+
+
+@dataclass(frozen=True)
+class StyleRule:
+    """One selector of a style rule with its kept declarations.
+
+    Attributes
+    ----------
+    selector : str
+        One complex selector (no commas).
+    specificity : tuple of 3 ints
+        ``(ids, classes, types)`` as cssselect2 computes it.
+    level : int
+        Origin: 0 user agent, 2 author.
+    layer : int
+        Cascade layer rank; unlayered rules rank last.
+    order : int
+        Source order over all style sheets of the page.
+    declarations : tuple of (str, str, bool)
+        ``(property, value, important)``, value lower-cased and serialised.
+    """
+
+    selector: str
+    specificity: tuple[int, int, int]
+    level: int
+    layer: int
+    order: int
+    declarations: tuple[Declaration, ...]
+
+
+@functools.lru_cache(maxsize=4096)
+def _style_attribute(text: str) -> tuple[Declaration, ...]:
+    return declarations_of(text)
+
+
+def declarations_of(tokens) -> tuple[Declaration, ...]:
+    """The kept declarations of a declaration list (a ``style`` attribute or a rule's block).
+
+    ``font`` and ``overflow`` are expanded into their longhands; properties outside
+    :data:`PROPERTIES` are dropped.
+
+    Parameters
+    ----------
+    tokens : str or list of tinycss2 nodes
+
+    Returns
+    -------
+    declarations : tuple of (str, str, bool)
+
+    >>> for declaration in declarations_of("color: Red; font: bold 12px/2 Arial, serif !important; margin: 0"):
+    ...     print(declaration)
+    ('color', 'red', False)
+    ('font-weight', 'bold', True)
+    ('font-size', '12px', True)
+    ('font-family', 'arial, serif', True)
+    """
+    result = []
+    for node in tinycss2.parse_blocks_contents(tokens, skip_comments=True, skip_whitespace=True):
+        if node.type != "declaration":
+            continue
+        name = node.lower_name
+        if name == "font":
+            result.extend((longhand, value, node.important) for longhand, value in _font_shorthand(node.value))
+        elif name == "overflow":
+            values = tinycss2.serialize(node.value).strip().lower().split()
+            if values:
+                result.append(("overflow-x", values[0], node.important))
+                result.append(("overflow-y", values[-1], node.important))
+        elif name in PROPERTIES:
+            result.append((name, tinycss2.serialize(node.value).strip().lower(), node.important))
+    return tuple(result)
+
+
+def _font_shorthand(tokens) -> Iterator[tuple[str, str]]:
+    """Longhands of a ``font`` shorthand: weight (``normal`` unless given), size and family."""
+    values = [token for token in tokens if token.type not in ("whitespace", "comment")]
+    text = tinycss2.serialize(tokens).strip().lower()
+    if len(values) == 1 and values[0].type == "ident":  # a CSS-wide keyword or a system font
+        if text in ("inherit", "initial", "unset"):
+            yield from (("font-weight", text), ("font-size", text), ("font-family", text))
+        return
+    weight = "normal"
+    for index, token in enumerate(values):
+        value = tinycss2.serialize([token]).lower()
+        if token.type in ("dimension", "percentage") or value in _SIZE_KEYWORDS or value in ("larger", "smaller"):
+            yield "font-weight", weight
+            yield "font-size", value
+            rest = values[index + 1 :]
+            if len(rest) >= 2 and rest[0] == "/":
+                rest = rest[2:]
+            yield "font-family", ", ".join(
+                part.strip() for part in tinycss2.serialize(_spaced(rest)).lower().split(",")
+            )
+            return
+        if token.type == "number" or value in ("bold", "bolder", "lighter"):
+            weight = value
+
+
+def _spaced(tokens) -> list:
+    """Tokens with a space between family name parts again (``Times New Roman``)."""
+    result = []
+    for token in tokens:
+        if result and token.type == "ident" and result[-1].type == "ident":
+            result.append(tinycss2.ast.WhitespaceToken(0, 0, " "))
+        result.append(token)
+    return result
+
+
+_SIZE_KEYWORDS = ("xx-small", "x-small", "small", "medium", "large", "x-large", "xx-large", "xxx-large")
+
+
+def media_applies(query: str, viewport: tuple[int, int] = VIEWPORT) -> bool:
+    """Whether a media query list matches a screen of ``viewport`` CSS px (empty: it does).
+
+    >>> media_applies("screen and (max-width: 767px)"), media_applies("(min-width: 48em), print")
+    (False, True)
+    >>> media_applies("only screen and (max-device-width: 480px)"), media_applies("(-webkit-min-device-pixel-ratio: 2)")
+    (False, False)
+    """
+    query = query.strip().lower()
+    if not query:
+        return True
+    return any(_query_applies(part.strip(), viewport) for part in query.split(","))
+
+
+def _query_applies(query: str, viewport: tuple[int, int]) -> bool:
+    negated = query.startswith("not ")
+    query = query.removeprefix("not ").removeprefix("only ").strip()
+    media_type = query.split("(")[0].replace(" and", " ").strip()
+    matches = media_type in ("", "all", "screen")
+    if matches:
+        matches = all(_feature_applies(name, value, viewport) for name, value in _MEDIA_FEATURE.findall(query))
+    return matches != negated
+
+
+def _feature_applies(name: str, value: str, viewport: tuple[int, int]) -> bool:
+    width, height = viewport
+    if name == "orientation":
+        return value.strip() == ("landscape" if width >= height else "portrait")
+    if name in ("prefers-color-scheme", "prefers-reduced-motion", "prefers-contrast"):
+        return value.strip() in ("light", "no-preference")
+    prefix, _, feature = name.partition("-") if name.startswith(("min-", "max-")) else ("", "", name)
+    size = {"width": width, "height": height, "device-width": width, "device-height": height}.get(feature)
+    limit = length_px(value, 16.0, 16.0) if value else None
+    if size is None or limit is None:
+        return False
+    return {"min": size >= limit, "max": size <= limit, "": size == limit}[prefix]
+
+
+def length_px(value: str, em: float, rem: float, percent_of: float | None = None) -> float | None:
+    """A CSS length in px, or ``None`` when it is not one (``ex`` and ``ch`` count as half an em).
+
+    >>> length_px("1.5em", 12, 16), length_px("12pt", 16, 16), length_px("50%", 16, 16, 20), length_px("auto", 1, 1)
+    (18.0, 16.0, 10.0, None)
+    """
+    match = _NUMBER.match(value.strip())
+    if match is None:
+        return None
+    number, unit = float(match.group(1)), match.group(2)
+    if unit == "%":
+        return None if percent_of is None else number * percent_of / 100
+    factor = _UNITS.get(unit)
+    if factor is not None:
+        return number * factor
+    relative = {"em": em, "rem": rem, "ex": em / 2, "ch": em / 2, "vw": VIEWPORT[0] / 100,
+                "vh": VIEWPORT[1] / 100, "vmin": min(VIEWPORT) / 100, "vmax": max(VIEWPORT) / 100}
+    return number * relative[unit] if unit in relative else (number if number == 0 and not unit else None)
+
+
+_UNITS = {"px": 1.0, "pt": 4 / 3, "pc": 16.0, "in": 96.0, "cm": 96 / 2.54, "mm": 96 / 25.4, "q": 96 / 101.6}
+
+
+class Cascade:
+    """The cascaded declarations of every element of one parsed page.
+
+    Parameters
+    ----------
+    tree : selectolax.lexbor.LexborHTMLParser
+        The parsed page.
+    base_url : str
+        The document's base URL, against which ``<link href>`` is resolved.
+    page_url, page_path : str
+        Passed on to ``subresources.find`` (the URL the renderer loads the page under, and its path).
+    subresources : SubresourceSource or None
+        Where linked style sheets come from; ``None`` (or a source that holds nothing but pages): none.
+    quirks : bool
+        The document is in quirks mode (adds :data:`QUIRKS_CSS`).
+
+    Attributes
+    ----------
+    n_sheets : int
+        Style sheets read (``<style>``, linked and imported), the user agent's not counted.
+    """
+
+    def __init__(self, tree, base_url: str, page_url: str, page_path: str,
+                 subresources: SubresourceSource | None, quirks: bool) -> None:
+        self._tree = tree
+        self._page = (page_url, page_path)
+        self._files = subresources if subresources is not None and subresources.holds_subresources else None
+        self._rules: list[StyleRule] = []
+        self.n_sheets = 0
+        self._add_sheet(compile_sheet(UA_CSS + (QUIRKS_CSS if quirks else "")), _UA, "", 0)
+        for node in tree.css("style, link"):
+            attributes = node.attributes
+            if not media_applies(attributes.get("media") or ""):
+                continue
+            if node.tag == "style":
+                if (attributes.get("type") or "text/css").strip().lower() in ("text/css", ""):
+                    self.n_sheets += 1
+                    self._add_sheet(compile_sheet(node.text(deep=True)), _AUTHOR, base_url, 0)
+            elif _is_stylesheet_link(attributes):
+                self._add_linked(urljoin(base_url, (attributes.get("href") or "").strip()), 0)
+        self._by_tag: dict[str, list[tuple[tuple, str, str]]] = {}
+        self._matched = self._match()
+        for entries in self._by_tag.values():
+            entries.sort(key=lambda entry: entry[0])
+
+    def declarations(self, node, tag: str) -> tuple[tuple[str, str], ...]:
+        """``(property, value)`` of the declarations that apply to the element ``node`` (of tag name
+        ``tag``), in cascade order: the last one of a property wins. The ``style`` attribute and
+        presentational hints included."""
+        by_tag = self._by_tag.get(tag, ())
+        matched = self._matched.get(node.mem_id, ())
+        attributes = node.attributes
+        style = attributes.get("style")
+        if not (matched or style or tag == "font"):
+            return tuple((name, value) for _, name, value in by_tag)
+        entries = [*by_tag, *matched]
+        if tag == "font":
+            entries.extend(((_HINT, 0, (0, 0, 0), 0), name, value) for name, value in _font_hints(attributes))
+        if style:
+            for name, value, important in _style_attribute(style):
+                entries.append(((_INLINE_IMPORTANT if important else _INLINE, 0, (0, 0, 0), 0), name, value))
+        entries.sort(key=lambda entry: entry[0])
+        return tuple((name, value) for _, name, value in entries)
+
+    def _add_linked(self, url: str, depth: int) -> None:
+        if self._files is None or depth >= MAX_IMPORT_DEPTH or not url.lower().startswith(("http:", "https:")):
+            return
+        found = self._files.find(url, *self._page)
+        if found is not None:
+            self.n_sheets += 1
+            self._add_sheet(compile_sheet(found.data), _AUTHOR, url, depth)
+
+    def _add_sheet(self, items: tuple, level: int, url: str, depth: int) -> None:
+        layers: dict[int, int] = {}
+        for kind, *item in items:
+            if kind == "import":
+                if level == _AUTHOR:
+                    self._add_linked(urljoin(url, item[0]), depth + 1)
+                continue
+            selector, specificity, declarations, layer = item
+            if layer:
+                layer = layers.setdefault(layer, len(self._rules))
+            rank = layer or _UNLAYERED
+            self._rules.append(StyleRule(selector, specificity, level, rank, len(self._rules), declarations))
+
+    def _match(self) -> dict[int, list[tuple[tuple, str, str]]]:
+        """Declarations by element (``mem_id``) for the rules lexbor matches; those of rules with a
+        plain type selector go to ``_by_tag`` (already in cascade order)."""
+        matched: dict[int, list[tuple[tuple, str, str]]] = {}
+        found: dict[str, list[int]] = {}
+        for rule in self._rules:
+            if _TYPE_SELECTOR.match(rule.selector):
+                self._by_tag.setdefault(rule.selector.lower(), []).extend(
+                    ((_level(rule.level, important), rule.layer, rule.specificity, rule.order), name, value)
+                    for name, value, important in rule.declarations
+                )
+                continue
+            ids = found.get(rule.selector)
+            if ids is None:
+                try:
+                    ids = [node.mem_id for node in self._tree.css(rule.selector)]
+                except Exception as exc:  # lexbor rejects a selector it does not know: it then matches nothing
+                    logger.debug("selector %r not matched: %s", rule.selector, exc)
+                    ids = []
+                found[rule.selector] = ids
+            if not ids:
+                continue
+            for name, value, important in rule.declarations:
+                key = (_level(rule.level, important), rule.layer, rule.specificity, rule.order)
+                for mem_id in ids:
+                    matched.setdefault(mem_id, []).append((key, name, value))
+        return matched
+
+
+@functools.lru_cache(maxsize=256)
+def compile_sheet(source: str | bytes) -> tuple:
+    """A style sheet's ``@import`` URLs and kept rules, in order, memoised by content (a site's style
+    sheets are read again for each of its pages).
+
+    Parameters
+    ----------
+    source : str or bytes
+        The style sheet's text (a ``<style>`` element) or its file's bytes (decoded as CSS Syntax 3,
+        section 3.2, says: BOM, ``@charset``, else UTF-8).
+
+    Returns
+    -------
+    items : tuple
+        ``("import", url)`` or ``("rule", selector, specificity, declarations, layer)`` in source
+        order; ``layer`` is 0 for an unlayered rule, else the number of its ``@layer`` block (from 1).
+
+    >>> for item in compile_sheet("@import 'a.css'; @media print { p { color: red } } h1, .x { font-size: 3em }"):
+    ...     print(item)
+    ('import', 'a.css')
+    ('rule', 'h1', (0, 0, 1), (('font-size', '3em', False),), 0)
+    ('rule', '.x', (0, 1, 0), (('font-size', '3em', False),), 0)
+    """
+    if isinstance(source, bytes):
+        rules, _ = tinycss2.parse_stylesheet_bytes(source, skip_comments=True, skip_whitespace=True)
+    else:
+        rules = tinycss2.parse_stylesheet(source, skip_comments=True, skip_whitespace=True)
+    items: list[tuple] = []
+    _compile_rules(rules, items, 0, [0])
+    return tuple(items)
+
+
+def _compile_rules(rules: Iterable, items: list, layer: int, n_layers: list[int]) -> None:
+    for rule in rules:
+        if rule.type == "qualified-rule":
+            declarations = declarations_of(rule.content)
+            if declarations:
+                items.extend(("rule", *selector, declarations, layer) for selector in _selectors(rule.prelude))
+        elif rule.type != "at-rule" or rule.content is None and rule.lower_at_keyword != "import":
+            continue
+        elif rule.lower_at_keyword == "import":
+            url = _import_url(rule.prelude)
+            if url is not None:
+                items.append(("import", url))
+        elif rule.lower_at_keyword in ("media", "supports", "layer"):
+            if rule.lower_at_keyword == "media" and not media_applies(tinycss2.serialize(rule.prelude)):
+                continue
+            if rule.lower_at_keyword == "layer":
+                n_layers[0] += 1
+            inner = tinycss2.parse_rule_list(rule.content, skip_comments=True, skip_whitespace=True)
+            _compile_rules(inner, items, n_layers[0] if rule.lower_at_keyword == "layer" else layer, n_layers)
+
+
+def _import_url(prelude) -> str | None:
+    """The URL of an ``@import`` whose media apply, else ``None``."""
+    values = [token for token in prelude if token.type not in ("whitespace", "comment")]
+    if not values:
+        return None
+    first = values[0]
+    if first.type == "function" and first.lower_name == "url":
+        first = next((arg for arg in first.arguments if arg.type == "string"), None)
+    if first is None or first.type not in ("url", "string") or not media_applies(tinycss2.serialize(values[1:])):
+        return None
+    return first.value.strip()
+
+
+def _selectors(prelude) -> Iterator[tuple[str, tuple[int, int, int]]]:
+    """``(selector, specificity)`` of each complex selector of a rule that can match a DOM element."""
+    for selector in _split_selectors(prelude):
+        try:
+            parsed = list(parse_selectors(selector))
+        except SelectorError:
+            continue
+        if len(parsed) == 1 and parsed[0].pseudo_element is None and not _USER_ACTION.search(selector):
+            yield selector, parsed[0].specificity
+
+
+def _level(level: int, important: bool) -> int:
+    if not important:
+        return level
+    return _UA_IMPORTANT if level == _UA else _AUTHOR_IMPORTANT
+
+
+def _split_selectors(prelude) -> Iterator[str]:
+    """The complex selectors of a selector list, split at top-level commas."""
+    part: list = []
+    for token in [*prelude, None]:
+        if token is None or (token.type == "literal" and token.value == ","):
+            text = tinycss2.serialize(part).strip()
+            if text:
+                yield text
+            part = []
+        else:
+            part.append(token)
+
+
+def _is_stylesheet_link(attributes: dict) -> bool:
+    rel = (attributes.get("rel") or "").lower().split()
+    return "stylesheet" in rel and "alternate" not in rel and bool((attributes.get("href") or "").strip())
+
+
+_FONT_SIZE_ATTRIBUTE = ("x-small", "small", "medium", "large", "x-large", "xx-large", "xxx-large")
+
+
+def _font_hints(attributes: dict) -> Iterator[tuple[str, str]]:
+    """Presentational hints of ``<font size color>`` (HTML standard, section 15.3.4)."""
+    size = (attributes.get("size") or "").strip()
+    match = re.match(r"^([+-]?)(\d+)", size)
+    if match:
+        number = int(match.group(2))
+        number = 3 + number if match.group(1) == "+" else 3 - number if match.group(1) == "-" else number
+        yield "font-size", _FONT_SIZE_ATTRIBUTE[min(max(number, 1), 7) - 1]
+    color = (attributes.get("color") or "").strip().lower()
+    if color:
+        yield "color", color

@@ -1,0 +1,206 @@
+"""Tests of the static page reader (mainentity.render.static): blocks and styles from HTML without a browser.
+
+Small hand-made pages check the cascade, inheritance, hiding, merges, headings, links, linked style
+sheets and ``@import``; the browser test checks that the reader agrees with Chromium's rendering of the
+embedded sample shop, and the shared-data test with that of the readability-realworld pages.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+
+import pytest
+from conftest import SAMPLE_SHOP
+
+from mainentity.records import Page
+from mainentity.render import RenderSettings, render_pages
+from mainentity.render.static import agreement, is_quirks, read_static, read_static_pages
+from mainentity.render.static_css import media_applies
+from mainentity.sitedump import DumpFile, dump_files_for, read_site_dump
+
+DOCTYPE = "<!DOCTYPE html>"
+
+
+def read(body: str, head: str = "", subresources=None, doctype: str = DOCTYPE):
+    html = f"{doctype}<html><head>{head}</head><body>{body}</body></html>"
+    page = Page("s", "p/1.htm", "http://shop.test/p/1.htm", html)
+    return read_static(page, subresources)
+
+
+def block(rendered, text: str):
+    """The one block with this text."""
+    (found,) = [b for b in rendered.blocks if b.text == text]
+    return found
+
+
+class FakeFiles:
+    """A SubresourceSource serving style sheets from a dict of absolute URLs."""
+
+    holds_subresources = True
+
+    def __init__(self, files: dict[str, str]) -> None:
+        self.files = files
+        self.requests: list[tuple[str, str, str]] = []
+
+    def holds_page(self, page: Page) -> bool:
+        return True
+
+    def find(self, url: str, page_url: str, page_path: str) -> DumpFile | None:
+        self.requests.append((url, page_url, page_path))
+        if url not in self.files:
+            return None
+        data = self.files[url].encode("utf-8")
+        return DumpFile(url.rsplit("/", 1)[-1], data, hashlib.sha256(data).hexdigest())
+
+
+def test_cascade_orders_by_specificity_then_source_order():
+    css = "<style>#a { font-size: 20px } p.x { font-size: 30px } p { font-size: 10px } .y { font-size: 11px }</style>"
+    rendered = read('<p id="a" class="x">one</p><p class="x">two</p><p class="y">three</p>', css)
+    assert [block(rendered, t).font_size for t in ("one", "two", "three")] == [20.0, 30.0, 11.0]
+
+
+def test_important_beats_specificity_and_inline_style():
+    css = "<style>p { font-size: 12px !important; font-weight: 300 } #a { font-size: 30px; font-weight: 800 }</style>"
+    rendered = read('<p id="a" style="font-size: 40px">one</p><p style="font-weight: 700 !important">two</p>', css)
+    one, two = block(rendered, "one"), block(rendered, "two")
+    assert (one.font_size, one.font_weight, one.bold) == (12.0, 800, True)
+    assert (two.font_size, two.font_weight, two.bold) == (12.0, 700, True)
+
+
+def test_relative_font_sizes_and_weights_inherit():
+    css = (
+        "<style>html { font-size: 10px } div { font-size: 20px; font-weight: 300 } .em { font-size: 1.5em }"
+        " .pc { font-size: 50% } .rem { font-size: 2rem } .kw { font-size: x-large } b { font-weight: bolder }</style>"
+    )
+    rendered = read(
+        '<div><span class="em">em</span><span class="pc">pc<i class="em">nested</i></span>'
+        '<span class="rem">rem</span><span class="kw">kw</span><small>small</small><b>b</b><h1>h</h1></div>', css
+    )
+    sizes = {t: block(rendered, t).font_size for t in ("em", "pc", "nested", "rem", "kw", "small", "b", "h")}
+    assert sizes == {"em": 30.0, "pc": 10.0, "nested": 15.0, "rem": 20.0, "kw": 24.0, "small": 16.6667,
+                     "b": 20.0, "h": 40.0}
+    assert block(rendered, "b").font_weight == 400 and block(rendered, "b").bold  # bolder than 300; inside <b>
+    assert block(rendered, "h").font_weight == 700
+
+
+def test_monospace_and_form_controls_use_chromium_default_sizes():
+    rendered = read('<p>text <code>code</code></p><pre>pre</pre><p style="font-size: 20px"><code>big</code></p>'
+                    "<button>Buy</button>")
+    assert [block(rendered, t).font_size for t in ("code", "pre", "big", "Buy")] == [13.0, 13.0, 20.0, 13.3333]
+
+
+def test_display_none_subtree_is_skipped_and_visibility_hides():
+    css = "<style>.gone { display: none } .ghost { visibility: hidden } .back { visibility: visible }</style>"
+    rendered = read(
+        '<div class="gone"><p>never</p></div><div hidden>nor this</div><div class="ghost">ghost'
+        '<p class="back">back</p></div><p>seen</p>', css
+    )
+    texts = [b.text for b in rendered.blocks]
+    assert "never" not in texts and "nor this" not in texts
+    assert block(rendered, "ghost").hidden and not block(rendered, "back").hidden and not block(rendered, "seen").hidden
+    # skipped elements still count in dom_path indices
+    assert block(rendered, "seen").dom_path == "html[0]/body[1]/p[3]"
+
+
+def test_off_page_text_is_hidden():
+    css = "<style>.logo { text-indent: -9999px } .sr { position: absolute; left: -10000px }</style>"
+    rendered = read('<h1 class="logo"><a href="/">Shop</a></h1><div class="sr">skip</div><p>main</p>', css)
+    assert block(rendered, "Shop").hidden and block(rendered, "skip").hidden and not block(rendered, "main").hidden
+
+
+def test_root_hiding_is_undone():
+    rendered = read("<p>shown</p>", "<style>html { display: none } body { visibility: hidden !important }</style>")
+    assert not block(rendered, "shown").hidden
+
+
+def test_inline_only_content_merges_once():
+    rendered = read("<div><b>This <em>is</em> the <span>ENTITY</span> <u>of</u> interest</b></div><p>A<br>B</p>")
+    merged = [(b.text, b.tag, b.dom_path) for b in rendered.blocks if b.merged]
+    assert merged == [("This is the ENTITY of interest", "b", "html[0]/body[1]/div[0]/b[0]"),
+                      ("A B", "p", "html[0]/body[1]/p[1]")]
+    assert [b.text for b in rendered.blocks][:6] == ["This", "is", "the", "ENTITY", "of", "interest"]
+    assert block(rendered, "ENTITY").tag == "span" and block(rendered, "ENTITY").bold
+
+
+def test_headings_links_and_aria_levels():
+    rendered = read(
+        '<h2>Two</h2><div role="heading" aria-level="4">Four</div><div role="heading">Default</div>'
+        '<div role="heading" aria-level="9">Bad</div><a href="/x">link</a><a name="top">anchor</a>'
+        '<h3><a href="/y">linked heading</a></h3>'
+    )
+    levels = {t: block(rendered, t).heading_level for t in ("Two", "Four", "Default", "Bad", "link", "linked heading")}
+    assert levels == {"Two": 2, "Four": 4, "Default": 2, "Bad": 2, "link": 0, "linked heading": 3}
+    assert block(rendered, "Two").font_size == 24.0 and block(rendered, "Four").font_size == 16.0
+    assert block(rendered, "link").in_link and not block(rendered, "anchor").in_link
+    assert block(rendered, "linked heading").in_link
+
+
+def test_linked_stylesheet_and_import_are_read_through_the_source():
+    files = FakeFiles({
+        "http://cdn.test/css/site.css": "@import url('type.css'); .name { font-size: 40px }",
+        "http://cdn.test/css/type.css": "@import 'deeper.css' print; .stock { font-weight: 700 }",
+    })
+    head = ('<base href="http://cdn.test/"><link rel="stylesheet" href="css/site.css">'
+            '<link rel="alternate stylesheet" href="css/alt.css">')
+    rendered = read('<h1 class="name">Kettle</h1><p class="stock">In stock</p>', head, files)
+    assert block(rendered, "Kettle").font_size == 40.0 and block(rendered, "In stock").bold
+    assert [url for url, _, _ in files.requests] == ["http://cdn.test/css/site.css", "http://cdn.test/css/type.css"]
+    assert files.requests[0][1:] == ("http://shop.test/p/1.htm", "p/1.htm")
+    assert block(read('<h1 class="name">Kettle</h1>', head), "Kettle").font_size == 32.0  # no source: UA only
+
+
+def test_media_queries_at_the_renderer_viewport():
+    css = ("<style>@media (max-width: 600px) { p { font-size: 10px } } @media screen and (min-width: 800px)"
+           " { p { font-weight: 700 } } @media print { p { font-size: 50px } }</style>")
+    one = block(read("<p>one</p>", css), "one")
+    assert (one.font_size, one.bold) == (16.0, True)
+    assert media_applies("") and not media_applies("print") and media_applies("not print")
+
+
+def test_quirks_mode_tables_do_not_inherit_fonts():
+    body = '<div style="font-size: 20px; font-weight: bold"><table><tr><td>cell</td></tr></table></div>'
+    quirks, standard = block(read(body, doctype=""), "cell"), block(read(body), "cell")
+    assert (quirks.font_size, quirks.bold, standard.font_size, standard.bold) == (16.0, False, 20.0, True)
+    assert is_quirks('<base href="x"><!DOCTYPE html>') and not is_quirks("<!-- c --><!doctype html>")
+
+
+def test_title_meta_and_missing_boxes():
+    head = ('<title> The  Kettle </title><meta property="og:title" content="Kettle"><meta name="Description"'
+            ' content=" A kettle "><meta name="viewport" content="width=device-width">')
+    rendered = read("<svg><title>icon</title></svg><p>x</p>", head)
+    assert rendered.title == "The Kettle"
+    assert rendered.meta == (("og:title", "Kettle"), ("description", "A kettle"))
+    assert math.isnan(rendered.width) and math.isnan(rendered.height)
+    assert all(math.isnan(v) for v in (rendered.blocks[0].x, rendered.blocks[0].y, rendered.blocks[0].height))
+
+
+def test_segments_runs_visible_text_and_headings():
+    css = "<style>.sr { position: absolute; clip: rect(0 0 0 0) } .sub { font-size: 12px }</style>"
+    rendered = read('<h1>Kettle <span class="sub">enamel, 1 l</span></h1><p><span class="sr">Price:</span> 9 EUR</p>'
+                    "<h2><div>Split</div><div>heading</div></h2>", css)
+    segments = [(s.kind, s.text, s.font_size) for s in rendered.segments]
+    assert segments == [("run", "Kettle", 32.0), ("run", "enamel, 1 l", 12.0), ("visible", "9 EUR", 16.0),
+                        ("heading", "Split heading", 24.0)]
+
+
+def test_batch_reports_a_failing_page_and_goes_on():
+    good = Page("s", "a.htm", "http://s.test/a", "<p>a</p>")
+    deep = Page("s", "b.htm", "http://s.test/b", "<div>" * 5000 + "deep")
+    results = list(read_static_pages([deep, good]))
+    assert results[0][1] is None and "s/b.htm" in results[0][2]
+    assert results[1][1].blocks[0].text == "a" and results[1][2] == ""
+
+
+@pytest.mark.browser
+def test_agrees_with_chromium_on_the_sample_shop(render_cache_dir):
+    pages = read_site_dump(SAMPLE_SHOP / "sites" / "sample-shop").pages
+    totals = [0] * 6
+    for outcome in render_pages(pages, RenderSettings(), render_cache_dir):
+        result = agreement(read_static(outcome.page, dump_files_for(outcome.page)), outcome.rendered)
+        totals = [a + b for a, b in zip(totals, vars(result).values(), strict=True)]
+    n_visible, n_static_visible, n_matched, n_size, n_bold, n_level = totals
+    # measured: every one of the 1653 visible blocks matched, with equal size, bold and level
+    assert n_visible > 1000
+    assert n_matched >= 0.98 * n_visible and n_matched >= 0.98 * n_static_visible
+    assert min(n_size, n_bold, n_level) >= 0.98 * n_matched
