@@ -29,6 +29,7 @@ from statistics import mean
 from mainentity.evaluation.metrics import score_page
 from mainentity.pipeline import iter_documents, load_pages
 from mainentity.runs import load_model
+from mainentity.sitedump import dump_files_for
 from mainentity.slot_transfer.site import transfer_site
 
 DEFAULT_DATASETS = ("../shared/datasets/swde-book-christianbook", "datasets/sample-shop")
@@ -56,7 +57,7 @@ def static_reader(static: str, documents: dict):
     if static == "html":
         from mainentity.render.static import read_static  # noqa: PLC0415 - optional until merged
 
-        return read_static
+        return lambda page: read_static(page, dump_files_for(page))
     return lambda page: documents[(page.site_id, page.path)].rendered
 
 

@@ -16,7 +16,7 @@ from conftest import SAMPLE_SHOP
 
 from mainentity.pipeline import iter_documents
 from mainentity.records import Document, Page, Prediction, RenderedPage, TextBlock
-from mainentity.sitedump import read_site_dump
+from mainentity.sitedump import dump_files_for, read_site_dump
 from mainentity.slot_transfer.locators import SlotLocator, apply_locator, fit_locators, locate
 from mainentity.slot_transfer.site import transfer_site
 from mainentity.slot_transfer.templates import choose_sample, cluster_templates, sample_size, url_shape
@@ -171,7 +171,7 @@ def static_of(render_pages):
     if HAS_STATIC:
         from mainentity.render.static import read_static
 
-        return read_static
+        return lambda page: read_static(page, dump_files_for(page))
     return lambda page: render_pages([page])[0].rendered
 
 

@@ -257,8 +257,9 @@ def fit_locators(
         The general recogniser's predictions on the sample (with the site vote, over the site's sample).
     statics : mapping of (site_id, path) to RenderedPage, optional
         The static readings of the sampled pages (:func:`mainentity.render.static.read_static`); the
-        locator's style is taken from them and it must reproduce every answer on them. Default: the
-        documents' renderings (the renderer's reading stands for the static one).
+        locator's style is taken from them and it must reproduce every answer on them; a template with a
+        sampled page missing here gets no locator. Default: the documents' renderings (the renderer's
+        reading stands for the static one).
     min_score : float, default :data:`MIN_SCORE`
         A template with a sampled answer scored below this (or with no answer) gets no locator.
 
@@ -275,8 +276,8 @@ def fit_locators(
     locators = {}
     for key, documents in templates.items():
         keys = [(document.page.site_id, document.page.path) for document in documents]
-        page_statics = [(statics or {}).get(k) or document.rendered for k, document in zip(keys, documents,
-                                                                                           strict=True)]
+        page_statics = [statics.get(k) if statics is not None else document.rendered
+                        for k, document in zip(keys, documents, strict=True)]
         if any(static is None for static in page_statics):
             continue
         locator = fit_template_locator(key, documents, [predictions[k] for k in keys], page_statics, min_score)

@@ -15,6 +15,7 @@ pass its own renderer, recogniser and static reader.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -22,6 +23,8 @@ from dataclasses import dataclass, field
 from mainentity.records import Document, Page, Prediction, RenderedPage
 from mainentity.slot_transfer.locators import TemplateLocator, apply_locator, fit_locators
 from mainentity.slot_transfer.templates import Template, choose_sample, cluster_templates
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,15 @@ def _key(page: Page) -> tuple[str, str]:
     return page.site_id, page.path
 
 
+def _read(read_static: Callable[[Page], RenderedPage], page: Page) -> RenderedPage | None:
+    """The page's static reading, or ``None`` when the reader fails on it (the page is then rendered)."""
+    try:
+        return read_static(page)
+    except ValueError as error:
+        logger.warning("%s/%s is rendered: %s", page.site_id, page.path, error)
+        return None
+
+
 def transfer_site(
     pages: Sequence[Page],
     render: Callable[[Sequence[Page]], Sequence[Document]],
@@ -75,7 +87,8 @@ def transfer_site(
     predict : callable
         Documents of one site -> their predictions, in order (the general recogniser's ``predict``).
     read_static : callable
-        Page -> its static reading (:func:`mainentity.render.static.read_static`).
+        Page -> its static reading (:func:`mainentity.render.static.read_static`); a ``ValueError`` from
+        it has the page rendered.
     fraction, min_pages, max_pages
         Sample size per template (:func:`~mainentity.slot_transfer.templates.sample_size`).
 
@@ -98,7 +111,7 @@ def transfer_site(
     documents = {_key(d.page): d for d in render(sampled_pages)}
     sample_predictions = {_key(p): p for p in predict([documents[_key(page)] for page in sampled_pages])}
     started = time.perf_counter()
-    statics = {_key(page): read_static(page) for page in sampled_pages}
+    statics = {_key(page): static for page in sampled_pages if (static := _read(read_static, page)) is not None}
     locators: dict[object, TemplateLocator] = fit_locators(
         {key: [documents[_key(page)] for page in sample[key]] for key in sample}, sample_predictions, statics)
     answers: dict[tuple[str, str], Prediction] = {}
@@ -109,7 +122,8 @@ def transfer_site(
             if _key(page) in sampled:
                 continue
             locator = locators.get(template.key)
-            answer = apply_locator(locator, page, read_static(page)) if locator is not None else None
+            static = _read(read_static, page) if locator is not None else None
+            answer = apply_locator(locator, page, static) if static is not None else None
             if answer is None:
                 fallbacks.append(page)
             else:
