@@ -93,7 +93,11 @@ def test_a_locator_leaves_open_the_indices_that_vary_and_keeps_the_style():
     (slot,) = fit(documents)["t"].slots
     assert slot == SlotLocator("block", (("html", 0), ("body", 1), ("div", None), ("h1", 0)), "h1", 1, 32.0, 700, 3)
     locator = fit(documents)["t"]
-    assert locator.in_title and locator.score == 0.9 and locator.n_pages == 3
+    assert locator.in_title and locator.n_pages == 3
+    # each page read with the locator of the two others: 3 of 3, (3 + 1) / (3 + 2)
+    assert locator.agreement == pytest.approx(0.8) and locator.score == pytest.approx(0.72)
+    # the third page's index is seen on no other page: 2 of 3 when left out
+    assert fit([product(0), product(1), product(2, extra=2)])["t"].agreement == pytest.approx(0.6)
     other = product(7, extra=3)
     assert apply_locator(locator, other.page, other.rendered).main_entity == "Tin cup 7"
 
