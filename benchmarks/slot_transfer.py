@@ -77,14 +77,16 @@ def run_site(pages, model, static: str) -> None:
     print(f"- {n} pages ({n_failed} failed to render, left out)")
     for template in transfer.templates:
         locator = transfer.locators.get(template.key)
-        what = ("no locator" if locator is None else
+        what = ("all rendered (sample)" if len(template.pages) <= sum(
+            (p.site_id, p.path) in transfer.sampled for p in template.pages) else "no locator" if locator is None else
                 f"{len(locator.slots)} slot(s): " + "; ".join(f"{s.kind} {s.tag} h{s.heading_level} "
                                                               f"{s.font_size}px {s.font_weight}"
                                                               for s in locator.slots)
                 + f", score {locator.score:.3f}, in_title {locator.in_title}")
         print(f"- template {template.key[1]}: {len(template.pages)} pages, {what}")
     print(f"- rendered: {len(transfer.rendered)} of {n} ({100 * len(transfer.rendered) / n:.1f}%), "
-          f"sample {len(transfer.sampled)}, fallbacks {len(transfer.rendered) - len(transfer.sampled)}")
+          f"first sample {len(transfer.sampled)}, later rounds and fallbacks "
+          f"{len(transfer.rendered) - len(transfer.sampled)}; {transfer.n_rounds} round(s) of fitting")
     r_always, e_always = _scores(always, pages)
     r_slot, e_slot = _scores(transfer.predictions, pages)
     print(f"- always:        ROUGE-1 F1 {r_always:.4f}  exact {e_always:.4f}")
@@ -92,8 +94,10 @@ def run_site(pages, model, static: str) -> None:
           f"(difference {r_slot - r_always:+.4f} / {e_slot - e_always:+.4f})")
     print(f"- slot answers equal to the always answers: {agree} of {len(slot_keys)}"
           + (f" ({100 * agree / len(slot_keys):.2f}%)" if slot_keys else ""))
-    print(f"- static part: {1000 * transfer.static_seconds / n:.2f} ms per page "
-          f"({transfer.static_seconds:.2f} s for {n} pages)\n")
+    seconds = transfer.cluster_seconds + transfer.static_seconds
+    print(f"- static part: {1000 * seconds / n:.2f} ms per page ({seconds:.2f} s for {n} pages): clustering "
+          f"{1000 * transfer.cluster_seconds / n:.2f}, static reading and locators "
+          f"{1000 * transfer.static_seconds / n:.2f}\n")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -233,3 +233,18 @@ def test_a_page_whose_slot_is_empty_is_rendered(general_model, shop_documents, r
     locator = result.locators[result.templates[0].key]
     assert apply_locator(locator, emptied, static_of(renderer_of(shop_documents, general_model,
                                                                  render_cache_dir))(emptied)) is None
+
+
+@pytest.mark.browser
+def test_a_variant_the_sample_missed_is_learned_in_a_further_round(general_model, shop_documents, render_cache_dir):
+    # the shop's product pages: one template whose name slot has three variants (h1, styled div, bold span)
+    pages = [p for p in shop_pages() if p.path.startswith("pages/p/")]
+    one_round = transfer(pages, general_model, shop_documents, render_cache_dir, max_rounds=1)
+    (locator,) = one_round.locators.values()
+    assert len(locator.slots) == 2 and len(one_round.rendered) == 13  # 3 sampled, the 10 of the third variant
+    adaptive = transfer(pages, general_model, shop_documents, render_cache_dir)
+    (locator,) = adaptive.locators.values()
+    assert adaptive.n_rounds == 2 and len(locator.slots) == 3
+    assert len(adaptive.rendered) == 6 and one_round.sampled == adaptive.sampled
+    labels = {(p.site_id, p.path): p.main_entity for p in pages}
+    assert all(p.main_entity in labels[(p.site_id, p.path)] for p in adaptive.predictions)
