@@ -123,6 +123,21 @@ def test_no_locator_on_an_unconfident_sample_or_a_slot_that_does_not_reproduce_i
     assert fit([*documents, clash]) == {}
 
 
+def test_a_merged_block_and_its_first_text_node_share_a_path_but_not_a_slot():
+    documents = []
+    for i in range(3):
+        document = product(i)
+        h1 = document.rendered.blocks[-1]
+        merged = dataclasses.replace(h1, text=f"{h1.text} (Mug)", merged=True)
+        documents.append(Document(document.page, dataclasses.replace(document.rendered, blocks=(
+            *document.rendered.blocks, merged), title=f"{merged.text} | Shop")))
+    answers = {(d.page.site_id, d.page.path): Prediction("shop", d.page.path, "", d.rendered.blocks[-1].text, 0.9,
+                                                         (0.0, 90.0, 300.0, 38.0)) for d in documents}
+    locator = fit_locators({"t": documents}, answers)["t"]  # without the merged flag, two texts: no locator
+    assert [slot.merged for slot in locator.slots] == [True]
+    assert locate(locator, documents[0].rendered) == "Tin cup 0 (Mug)"
+
+
 def test_a_template_with_two_slots_on_its_sample_gets_both():
     plain = [product(0), product(1)]
     spans = []

@@ -70,6 +70,9 @@ class SlotLocator:
         Likewise (100-900).
     n_pages : int
         Sampled pages answered from this slot.
+    merged : bool
+        Whether the answer is a merged block (an element's whole inline content) or a single text node:
+        both have the element's path.
     """
 
     kind: str
@@ -79,6 +82,7 @@ class SlotLocator:
     font_size: float | None
     font_weight: int | None
     n_pages: int
+    merged: bool = False
 
     def selects(self, candidate: TextBlock) -> bool:
         """Whether a candidate is in this slot and carries its style.
@@ -91,6 +95,7 @@ class SlotLocator:
         (True, False)
         """
         if (candidate.kind != self.kind or candidate.tag != self.tag or candidate.heading_level != self.heading_level
+                or candidate.merged != self.merged
                 or (self.font_size is not None and not math.isclose(candidate.font_size, self.font_size,
                                                                     rel_tol=1e-3))
                 or (self.font_weight is not None and candidate.font_weight != self.font_weight)):
@@ -195,7 +200,7 @@ def _slot_locator(answers: Sequence[TextBlock]) -> SlotLocator:
     sizes = {answer.font_size for answer in answers}
     weights = {answer.font_weight for answer in answers}
     return SlotLocator(first.kind, path, first.tag, first.heading_level, sizes.pop() if len(sizes) == 1 else None,
-                       weights.pop() if len(weights) == 1 else None, len(answers))
+                       weights.pop() if len(weights) == 1 else None, len(answers), first.merged)
 
 
 def locate(locator: TemplateLocator, static: RenderedPage) -> str | None:
@@ -237,8 +242,8 @@ def _locator(template: Hashable, answers: Sequence[TextBlock], predictions: Sequ
     """The locator of the static answers of some sampled pages (one slot per slot shape), unchecked."""
     groups: dict[tuple, list[TextBlock]] = defaultdict(list)
     for answer in answers:
-        groups[(answer.kind, answer.tag, answer.heading_level, tuple(t for t, _ in path_steps(answer.dom_path)))
-               ].append(answer)
+        groups[(answer.kind, answer.tag, answer.heading_level, answer.merged,
+                tuple(t for t, _ in path_steps(answer.dom_path)))].append(answer)
     slots = tuple(sorted((_slot_locator(group) for group in groups.values()), key=lambda s: -s.n_pages))
     in_title = all(_in_titles(p.main_entity, static) for p, static in zip(predictions, statics, strict=True))
     score = min(p.score for p in predictions) * agreement
