@@ -6,8 +6,10 @@ through the render cache (``--cache-dir``; Chromium starts only for pages not in
 statically (:func:`mainentity.render.static.read_static`, linked style sheets from the page's dump).
 Prints, over the rendering's visible blocks: the share matched by a visible static block of the same
 ``(dom_path, text)``; among the matched, the shares with equal font size (within 0.5 CSS px), equal
-``bold`` and equal ``heading_level``; the share of static visible blocks that match (precision); and
-the static read time in ms per page (median and mean, one pass after a warm-up pass).
+``bold`` and equal ``heading_level``; the share of static visible blocks that match (precision); over
+all blocks, the share matched with the same ``hidden`` flag; the share of segments matched by kind,
+``dom_path`` and text; and the static read time in CPU ms per page (median and mean, one pass after a
+warm-up pass, so a site's style sheets are already compiled).
 
 Usage::
 
@@ -21,6 +23,7 @@ import statistics
 import sys
 import tempfile
 import time
+from dataclasses import astuple, fields
 from pathlib import Path
 
 from mainentity.render import RenderSettings, render_pages
@@ -49,7 +52,7 @@ def measure(pages: list, cache_dir: str) -> tuple[Agreement, list[float], int]:
     files = [dump_files_for(page) for page in pages]
     for page, source in zip(pages, files, strict=True):  # warm-up pass: imports, caches
         read_static(page, source)
-    totals, times, n_failed = [0] * 6, [], 0
+    totals, times, n_failed = [0] * len(fields(Agreement)), [], 0
     for page, source in zip(pages, files, strict=True):
         start = time.process_time()
         static = read_static(page, source)
@@ -58,13 +61,8 @@ def measure(pages: list, cache_dir: str) -> tuple[Agreement, list[float], int]:
         if reference is None:
             n_failed += 1
             continue
-        totals = [a + b for a, b in zip(totals, _fields(agreement(static, reference)), strict=True)]
+        totals = [a + b for a, b in zip(totals, astuple(agreement(static, reference)), strict=True)]
     return Agreement(*totals), times, n_failed
-
-
-def _fields(result: Agreement) -> tuple[int, ...]:
-    return (result.n_visible, result.n_static_visible, result.n_matched, result.n_font_size, result.n_bold,
-            result.n_heading_level)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -74,16 +72,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", nargs="+", choices=sorted(CORPORA), default=list(CORPORA))
     args = parser.parse_args(argv)
     cache_dir = args.cache_dir or tempfile.mkdtemp(prefix="render-cache-")
-    print(f"{'corpus':<14}{'pages':>6}{'visible':>9}{'matched':>9}{'size':>7}{'bold':>7}{'level':>7}"
-          f"{'precision':>10}{'ms median':>10}{'ms mean':>9}")
+    print(f"{'corpus':<14}{'pages':>6}{'visible':>9}{'matched':>9}{'size':>8}{'bold':>8}{'level':>8}"
+          f"{'precision':>10}{'hidden':>8}{'segments':>9}{'ms median':>10}{'ms mean':>9}")
     for name in args.corpus:
         pages = read_corpus(name, args.n)
         result, times, n_failed = measure(pages, cache_dir)
         matched = max(result.n_matched, 1)
         print(
-            f"{name:<14}{len(pages):>6}{result.n_visible:>9}{result.n_matched / max(result.n_visible, 1):>9.3f}"
-            f"{result.n_font_size / matched:>7.3f}{result.n_bold / matched:>7.3f}"
-            f"{result.n_heading_level / matched:>7.3f}{result.n_matched / max(result.n_static_visible, 1):>10.3f}"
+            f"{name:<14}{len(pages):>6}{result.n_visible:>9}{result.n_matched / max(result.n_visible, 1):>9.4f}"
+            f"{result.n_font_size / matched:>8.4f}{result.n_bold / matched:>8.4f}"
+            f"{result.n_heading_level / matched:>8.4f}{result.n_matched / max(result.n_static_visible, 1):>10.4f}"
+            f"{result.n_blocks_matched / max(result.n_blocks, 1):>8.4f}"
+            f"{result.n_segments_matched / max(result.n_segments, 1):>9.4f}"
             f"{statistics.median(times):>10.2f}{statistics.mean(times):>9.2f}"
             + (f"  ({n_failed} pages failed to render)" if n_failed else "")
         )

@@ -3,8 +3,9 @@
 Collects the page's style sheets in document order (``<style>`` elements, ``<link rel=stylesheet>``
 files served by a :class:`~mainentity.sitedump.SubresourceSource`, ``@import`` followed up to
 :data:`MAX_IMPORT_DEPTH`), a small user-agent style sheet (:data:`UA_CSS`, the rules of Chromium's
-``html.css`` and ``quirks.css`` that change what the reader reports) and the presentational hints of
-``<font size color>``, and gives each element its cascaded declarations.
+``html.css`` and, for a document in quirks mode (:func:`is_quirks`), ``quirks.css`` that change what
+the reader reports) and the presentational hints of ``<font size color>``, and gives each element its
+cascaded declarations.
 
 Parsing is tinycss2's; specificity is cssselect2's parser's; matching is lexbor's selector engine on
 the same tree the reader walks (``LexborHTMLParser.css``). Only declarations of the properties in
@@ -13,11 +14,16 @@ orders declarations by origin and importance (user agent, presentational hints, 
 ``style``; ``!important`` reversing the order), then cascade layer (unlayered last), specificity and
 source order.
 
-Left out: pseudo-elements (they style no text node), user-action pseudo-classes (``:hover``,
-``:focus``...; nothing is hovered in the renderer) and any selector lexbor cannot parse; ``@media``
-queries other than media types and width/height/orientation features at the 1024x768 viewport (other
-features count as false); ``@container`` (needs layout); CSS nesting; the order of layered
-``!important`` declarations.
+A selector list with one invalid selector drops its whole rule, as in Chromium (a stray ``&gt;``, a
+``-moz-`` or ``-ms-`` pseudo-class). Left out: pseudo-elements (they style no text node), user-action
+pseudo-classes (``:hover``, ``:focus``...; nothing is hovered in the renderer) and any selector
+lexbor cannot parse; ``@media`` queries other than media types and width/height/orientation features
+at the 1024x768 viewport (other features count as false); ``@container`` (needs layout); CSS nesting;
+the order of layered ``!important`` declarations.
+
+A large style sheet costs its tokenizing by tinycss2 (pure Python, about 1 ms per 1-2 KB of CSS) the
+first time; compiled sheets are memoised by content (:func:`compile_sheet`), so a site's sheets are
+read once per process.
 """
 
 from __future__ import annotations
@@ -51,10 +57,12 @@ MAX_IMPORT_DEPTH = 4
 #: The viewport the renderer lays pages out in (CSS px), for ``@media`` queries.
 VIEWPORT = (1024, 768)
 
-#: Chromium's user-agent rules that change display, fonts, colours of text (``html.css``).
+#: Chromium's user-agent rules that change display, fonts, colours of text (``html.css``). ``title`` is
+#: not there: lexbor's selectors ignore namespaces, and an SVG ``<title>`` is displayed (the reader skips
+#: HTML ones itself).
 UA_CSS = """
 [hidden], area, base, basefont, datalist, head, link, meta, noembed, noframes, param, rp, script, style,
-template, title, dialog:not([open]), input[type=hidden] { display: none }
+template, dialog:not([open]), input[type=hidden] { display: none }
 h1 { font-size: 2em; font-weight: bold }
 h2 { font-size: 1.5em; font-weight: bold }
 h3 { font-size: 1.17em; font-weight: bold }
@@ -75,6 +83,16 @@ QUIRKS_CSS = "table { font-size: medium; font-weight: normal }"
 
 _USER_ACTION = re.compile(r":(hover|focus|focus-within|focus-visible|active|visited|target)\b", re.I)
 _MEDIA_FEATURE = re.compile(r"\(\s*([a-z-]+)\s*(?::\s*([^)]*?))?\s*\)")
+_QUIRKS_PREFIXES = (
+    "+//silmaril//", "-//as//", "-//advasoft ltd//", "-//ietf//dtd html", "-//metrius//", "-//microsoft//",
+    "-//netscape comm. corp.//", "-//o'reilly and associates//", "-//softquad", "-//spyglass//", "-//sq//",
+    "-//sun microsystems corp.//", "-//w3c//dtd html 3", "-//w3c//dtd html 4.0 frameset//",
+    "-//w3c//dtd html 4.0 transitional//", "-//w3c//dtd html experimental", "-//w3c//dtd w3 html//",
+    "-//w3o//dtd w3 html", "-//webtechs//",
+)
+_QUIRKS_WITHOUT_SYSTEM_ID = ("-//w3c//dtd html 4.01 frameset//", "-//w3c//dtd html 4.01 transitional//")
+_DOCTYPE = re.compile(r"^\s*(?:<!--.*?-->\s*)*<!doctype\s+([^>]*)>", re.I | re.S)
+_FOREIGN_PSEUDO = re.compile(r"::?-(moz|ms|o)-", re.I)
 _TYPE_SELECTOR = re.compile(r"^[a-zA-Z][a-zA-Z0-9-]*$")
 _NUMBER = re.compile(r"^(-?\d*\.?\d+(?:e[+-]?\d+)?)([a-z%]*)$")
 
@@ -271,10 +289,13 @@ class Cascade:
     quirks : bool
         The document is in quirks mode (adds :data:`QUIRKS_CSS`).
 
-    Attributes
-    ----------
-    n_sheets : int
-        Style sheets read (``<style>``, linked and imported), the user agent's not counted.
+    Examples
+    --------
+    >>> from selectolax.lexbor import LexborHTMLParser
+    >>> tree = LexborHTMLParser("<style>#a {font-size: 30px} p {font-size: 20px}</style><p id=a style='color: red'>")
+    >>> cascade = Cascade(tree, "http://s.test/", "http://s.test/", "1.htm", None, quirks=False)
+    >>> cascade.declarations(tree.css_first("p"), "p")
+    (('font-size', '20px'), ('font-size', '30px'), ('color', 'red'))
     """
 
     def __init__(self, tree, base_url: str, page_url: str, page_path: str,
@@ -283,7 +304,6 @@ class Cascade:
         self._page = (page_url, page_path)
         self._files = subresources if subresources is not None and subresources.holds_subresources else None
         self._rules: list[StyleRule] = []
-        self.n_sheets = 0
         self._add_sheet(compile_sheet(UA_CSS + (QUIRKS_CSS if quirks else "")), _UA, "", 0)
         for node in tree.css("style, link"):
             attributes = node.attributes
@@ -291,7 +311,6 @@ class Cascade:
                 continue
             if node.tag == "style":
                 if (attributes.get("type") or "text/css").strip().lower() in ("text/css", ""):
-                    self.n_sheets += 1
                     self._add_sheet(compile_sheet(node.text(deep=True)), _AUTHOR, base_url, 0)
             elif _is_stylesheet_link(attributes):
                 self._add_linked(urljoin(base_url, (attributes.get("href") or "").strip()), 0)
@@ -324,7 +343,6 @@ class Cascade:
             return
         found = self._files.find(url, *self._page)
         if found is not None:
-            self.n_sheets += 1
             self._add_sheet(compile_sheet(found.data), _AUTHOR, url, depth)
 
     def _add_sheet(self, items: tuple, level: int, url: str, depth: int) -> None:
@@ -369,7 +387,7 @@ class Cascade:
         return matched
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=64)  # keyed by whole sheets: a few MB at most for typical sites
 def compile_sheet(source: str | bytes) -> tuple:
     """A style sheet's ``@import`` URLs and kept rules, in order, memoised by content (a site's style
     sheets are read again for each of its pages).
@@ -435,15 +453,21 @@ def _import_url(prelude) -> str | None:
     return first.value.strip()
 
 
-def _selectors(prelude) -> Iterator[tuple[str, tuple[int, int, int]]]:
-    """``(selector, specificity)`` of each complex selector of a rule that can match a DOM element."""
+def _selectors(prelude) -> list[tuple[str, tuple[int, int, int]]]:
+    """``(selector, specificity)`` of each complex selector of a rule that can match a DOM element;
+    none when one selector of the list is invalid, which drops the whole rule (Selectors 4, section
+    3.1), e.g. one with a ``-moz-`` or ``-ms-`` pseudo-class, which Chromium does not know."""
+    selectors = []
     for selector in _split_selectors(prelude):
         try:
             parsed = list(parse_selectors(selector))
         except SelectorError:
-            continue
-        if len(parsed) == 1 and parsed[0].pseudo_element is None and not _USER_ACTION.search(selector):
-            yield selector, parsed[0].specificity
+            return []
+        if len(parsed) != 1 or _FOREIGN_PSEUDO.search(selector):
+            return []
+        if parsed[0].pseudo_element is None and not _USER_ACTION.search(selector):
+            selectors.append((selector, parsed[0].specificity))
+    return selectors
 
 
 def _level(level: int, important: bool) -> int:
@@ -484,3 +508,25 @@ def _font_hints(attributes: dict) -> Iterator[tuple[str, str]]:
     color = (attributes.get("color") or "").strip().lower()
     if color:
         yield "color", color
+
+
+def is_quirks(html: str) -> bool:
+    """Whether a document parses in quirks mode (HTML standard, section 13.2.6.4.1, the common cases).
+
+    >>> is_quirks("<!DOCTYPE html><p>"), is_quirks("<p>")
+    (False, True)
+    >>> is_quirks('<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN">')
+    True
+    """
+    match = _DOCTYPE.match(html.lstrip("\ufeff"))
+    if match is None:
+        return True
+    doctype = match.group(1).strip().lower()
+    if not doctype.startswith("html") or doctype[4:5] not in ("", " ", "\t", "\n", "\r"):
+        return True
+    ids = re.findall(r"\"([^\"]*)\"|'([^']*)'", doctype)
+    public = (ids[0][0] or ids[0][1]) if ids and "public" in doctype else ""
+    has_system = len(ids) >= 2 or (bool(ids) and "system" in doctype)
+    if public.startswith(_QUIRKS_PREFIXES) or public in ("html", "-/w3c/dtd html 4.0 transitional/en"):
+        return True
+    return not has_system and public.startswith(_QUIRKS_WITHOUT_SYSTEM_ID)
