@@ -27,6 +27,7 @@ RANKS = {
     "splits": 5,
     "prediction_writer": 5,
     "model_io": 5,
+    "slot_transfer": 5.5,  # renders few pages of a site and reads the rest (features, render)
     "config": 5,
     "loading": 5.5,  # reads the inputs: site dumps, WARC files, splits (sitedump, warc, linkgraph, splits)
     "model_store": 5.5,  # model directories: write and load (model_io, config)
