@@ -38,6 +38,10 @@ def build_parser() -> argparse.ArgumentParser:
     predict.add_argument("--base-url", help="URL prefix for pages without a manifest or <base href>")
     predict.add_argument("--retry-errors", action="store_true",
                          help="predict again the pages whose rows in the output have an error")
+    predict.add_argument("--render", choices=("always", "auto"), dest="render_policy",
+                         help="render every page (always), or render few: a sample of each template of a "
+                              "large site and the pages whose HTML does not settle them (auto); default: the "
+                              "model's render.policy (always for the shipped model)")
     cluster = predict.add_mutually_exclusive_group()
     cluster.add_argument("--workers", type=int, metavar="N",
                          help="run on a local Dask cluster of N worker processes (one Chromium each)")
@@ -142,7 +146,8 @@ def run_command(args: argparse.Namespace) -> int:
     elif args.command == "predict":
         model, inputs = _model_and_inputs(args.paths)
         if args.workers is None and args.scheduler is None:
-            n_rows = runs.predict(model, inputs, args.output, base_url=args.base_url, retry_errors=args.retry_errors)
+            n_rows = runs.predict(model, inputs, args.output, base_url=args.base_url, retry_errors=args.retry_errors,
+                                  render_policy=args.render_policy)
         else:
             from contextlib import ExitStack
 

@@ -30,6 +30,9 @@ import yaml
 
 SPLITS = ("random", "by-site", "none", "site-folds")
 CLEANING_METHODS = ("none", "sst", "infodiscoverer")
+#: ``render.policy``: render every page, or render few (a site's template samples and the pages whose HTML
+#: does not settle them; :mod:`mainentity.render_few`).
+RENDER_POLICIES = ("always", "auto")
 
 
 class ConfigError(ValueError):
@@ -104,6 +107,10 @@ class RenderConfig:
 
     ``cache_dir`` is ``None`` for the per-user cache (:func:`default_cache_dir`), or a directory
     (relative to the working directory) that overrides it; :meth:`cache_path` gives the one in use.
+
+    ``policy`` (:data:`RENDER_POLICIES`): ``always`` renders every page; ``auto`` renders few: a sample
+    of each template of a large site, and the pages whose HTML does not settle them
+    (:mod:`mainentity.render_few`); ``predict --render`` overrides it.
     """
 
     executable_path: str = "/usr/bin/chromium"
@@ -113,6 +120,7 @@ class RenderConfig:
     retries: int = 1
     cache_dir: str | None = None
     subresources: bool = True
+    policy: str = "always"
 
     def cache_path(self) -> str:
         """The render cache directory in use.
@@ -288,6 +296,9 @@ def _validate(config: Config, source: str) -> None:
         value = getattr(config.data, key)
         if value is not None and value < 1:
             raise ConfigError(f"{source}: 'data.{key}' must be >= 1; got {value}")
+    if config.render.policy not in RENDER_POLICIES:
+        raise ConfigError(f"{source}: 'render.policy' must be one of {', '.join(RENDER_POLICIES)}; "
+                          f"got {config.render.policy!r}")
     if config.render.concurrency < 1:
         raise ConfigError(f"{source}: 'render.concurrency' must be >= 1; got {config.render.concurrency}")
     if config.render.timeout_s <= 0:

@@ -19,14 +19,14 @@ from __future__ import annotations
 import logging
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from tqdm import tqdm
 
 from mainentity.collector import fewer_cycle_collections
-from mainentity.config import CleaningConfig, Config, RenderConfig
+from mainentity.config import RENDER_POLICIES, CleaningConfig, Config, RenderConfig
 from mainentity.loading import page_key
 from mainentity.model_store import TrainedModel
 from mainentity.recognizers.base import Recognizer, make_recognizer
@@ -353,6 +353,8 @@ def predict_pages(
     on_prediction: Callable[[Prediction], None] | None = None,
     progress_desc: str = "",
     batch_size: int = 32,
+    render_policy: str | None = None,
+    static_model: TrainedModel | None = None,
 ) -> list[Prediction]:
     """The one predict path: a loaded model's answer for every page of whole sites.
 
@@ -382,21 +384,119 @@ def predict_pages(
         Show a progress bar with this label (none when empty).
     batch_size : int, default 32
         Documents per call of a page-by-page recogniser.
+    render_policy : {"always", "auto"}, optional
+        Default the model config's ``render.policy``. ``auto`` renders few pages
+        (:mod:`mainentity.render_few`) when the model allows it (:func:`renders_few`); each prediction's
+        ``answered_by`` says how its page was answered.
+    static_model : TrainedModel, optional
+        With ``auto``: the model that answers the pages of small sites from their HTML (the shipped
+        ``general-static``); without it those pages are rendered.
 
     Returns
     -------
     predictions : list of Prediction
         One per page (an error row for a page that failed), in order of completion.
     """
+    policy = model.config.render.policy if render_policy is None else render_policy
+    if policy not in RENDER_POLICIES:
+        raise ValueError(f"render policy must be one of {', '.join(RENDER_POLICIES)}; got {policy!r}")
+    if policy == "auto" and not renders_few(model):
+        logger.info("render policy auto needs a site-level recogniser without cleaning; every page is rendered")
+    if policy == "auto" and renders_few(model):
+        return _predict_rendering_few(model, pages, read, subresources, renderer, static_model, on_prediction)
     read = read if read is not None else RenderedDocuments(model.config.render, subresources, renderer)
     if cleaners is None:
         cleaners = cleaners_for(model, pages, read)
     stream = read(pages, rendered=model.recognizer.needs_render)
-    return predict_documents(
+    rendered = model.recognizer.needs_render
+
+    def emit(prediction: Prediction) -> None:
+        if on_prediction is not None:
+            on_prediction(_answered_by(prediction) if rendered else prediction)
+
+    predictions = predict_documents(
         model.recognizer, progress(stream, len(pages), progress_desc) if progress_desc else stream,
-        cleaners=cleaners, batch_size=batch_size, on_prediction=on_prediction,
+        cleaners=cleaners, batch_size=batch_size, on_prediction=emit,
         pages_per_site=Counter(page.site_id for page in pages),
     )
+    return [_answered_by(prediction) for prediction in predictions] if rendered else predictions
+
+
+def _answered_by(prediction: Prediction, how: str = "rendered") -> Prediction:
+    """``prediction`` saying how its page was answered; an error row says nothing."""
+    return prediction if prediction.error else replace(prediction, answered_by=how)
+
+
+def renders_few(model: TrainedModel) -> bool:
+    """Whether the ``auto`` render policy applies to ``model``: a site-level recogniser that renders
+    (the general recogniser, whose site vote finds the template slots) and no cleaning (a cleaner
+    would need every page rendered)."""
+    return model.recognizer.site_level and model.recognizer.needs_render and model.config.cleaning.method == "none"
+
+
+def _predict_rendering_few(
+    model: TrainedModel,
+    pages: Sequence[Page],
+    read: PageDocuments | None,
+    subresources: SubresourceSources | None,
+    renderer: Renderer | None,
+    static_model: TrainedModel | None,
+    on_prediction: Callable[[Prediction], None] | None,
+) -> list[Prediction]:
+    """The ``auto`` policy: :func:`mainentity.render_few.answer_pages` with this path's stages."""
+    from mainentity.render.static import read_static
+    from mainentity.render_few import answer_pages
+
+    sources = subresources if subresources is not None else SubresourceSources()
+    held = None
+    if read is None:
+        from mainentity.render.browser import Renderer
+
+        # one browser for every render call of the batch, started only when a page must be rendered
+        held = renderer if renderer is not None else Renderer(render_settings(model.config.render))
+        read = RenderedDocuments(model.config.render, sources, held)
+    errors: dict[tuple[str, str], str] = {}
+
+    def render(batch: Sequence[Page]) -> list[Document]:
+        documents = {}
+        for page, document, error in read(batch, rendered=True):
+            documents[page_key(page)] = document if document is not None else Document(page)
+            if document is None:
+                errors[page_key(page)] = error
+        return [documents[page_key(page)] for page in batch]
+
+    def predict(documents: Sequence[Document]) -> list[Prediction]:
+        stream = [(d.page, d if d.rendered is not None else None, errors.get(page_key(d.page), ""))
+                  for d in documents]
+        answers = predict_documents(model.recognizer, stream,
+                                    pages_per_site=Counter(d.page.site_id for d in documents))
+        by_key = {(answer.site_id, answer.path): answer for answer in answers}
+        return [by_key[page_key(d.page)] for d in documents]
+
+    def predict_static(documents: Sequence[Document]) -> list[Prediction]:
+        try:
+            return static_model.recognizer.predict(documents)
+        except Exception as error:  # noqa: BLE001 - the pages are rendered instead
+            logger.warning("static model failed on %s (%s); its pages are rendered", documents[0].page.site_id, error)
+            return []
+
+    predictions = []
+    try:
+        for prediction in answer_pages(
+            pages, render=render, predict=predict,
+            read_static=lambda page: read_static(page, sources.for_page(page)),
+            predict_static=predict_static if static_model is not None else None,
+        ):
+            predictions.append(prediction)
+            if on_prediction is not None:
+                on_prediction(prediction)
+    finally:
+        if held is not None and held is not renderer:
+            held.close()
+    counts = Counter(prediction.answered_by for prediction in predictions)
+    logger.info("render policy auto: %d of %d pages rendered (%d by slot, %d static)", counts["rendered"],
+                len(predictions), counts["slot"], counts["static"])
+    return predictions
 
 
 def fit_model(

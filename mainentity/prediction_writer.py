@@ -11,11 +11,12 @@ from pathlib import Path
 from mainentity.records import Prediction
 
 #: Columns of a prediction row, in order.
-COLUMNS = ("site_id", "path", "url", "main_entity", "score", "x", "y", "width", "height", "error")
+COLUMNS = ("site_id", "path", "url", "main_entity", "score", "x", "y", "width", "height", "error", "answered_by")
 
 
 def prediction_row(prediction: Prediction) -> dict:
-    """One output row: identity, answer, score, bounding box (CSS px) and error ("" when fine).
+    """One output row: identity, answer, score, bounding box (CSS px), error ("" when fine) and how the page
+    was answered (``rendered``, ``slot`` or ``static``; see :mod:`mainentity.render_few`).
 
     >>> prediction_row(Prediction("s", "a.html", "u", "Name", 0.5, (1.0, 2.0, 3.0, 4.0)))["height"]
     4.0
@@ -33,6 +34,7 @@ def prediction_row(prediction: Prediction) -> dict:
         "width": width,
         "height": height,
         "error": prediction.error,
+        "answered_by": prediction.answered_by,
     }
 
 

@@ -166,6 +166,11 @@ class Prediction:
         The set H of blocks (texts) the model classified as main entity, best first.
     error : str
         Empty when fine, else why the page has no prediction.
+    answered_by : str
+        How the page was answered by the predict path's render policy: ``"rendered"`` (rendered in
+        Chromium and predicted), ``"slot"`` (read from its HTML through its template's slot locator) or
+        ``"static"`` (read from its HTML, answered by the static model); empty when not recorded (a
+        recogniser's own output, an error row).
     """
 
     site_id: str
@@ -176,3 +181,4 @@ class Prediction:
     bbox: tuple[float, float, float, float] | None = None
     candidates: tuple[str, ...] = ()
     error: str = ""
+    answered_by: str = ""

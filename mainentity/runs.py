@@ -34,7 +34,13 @@ from mainentity.loading import (
     page_key,
 )
 from mainentity.model_io import MODEL_FILE
-from mainentity.model_store import PRETRAINED_DIR, TrainedModel, load_trained_model, write_model_file
+from mainentity.model_store import (
+    PRETRAINED_DIR,
+    TrainedModel,
+    load_trained_model,
+    pretrained_names,
+    write_model_file,
+)
 from mainentity.pipeline import (
     KnownDocuments,
     RenderedDocuments,
@@ -50,6 +56,9 @@ from mainentity.records import Page, Prediction
 from mainentity.sitedump import page_digest
 
 logger = logging.getLogger(__name__)
+
+#: The shipped model that answers the pages of small sites from their HTML under ``render.policy: auto``.
+STATIC_MODEL = "general-static"
 
 
 def _check_cleaning(config: Config) -> None:
@@ -168,6 +177,7 @@ def predict(
     base_url: str | None = None,
     retry_errors: bool = False,
     cluster=None,
+    render_policy: str | None = None,
 ) -> int:
     """Predict the main entity of every page of site dumps, datasets or WARC files into a .jsonl/.csv file.
 
@@ -193,6 +203,10 @@ def predict(
         site, is then one task of :func:`mainentity.scaleout.predict_site` on it
         (:func:`mainentity.scaleout.predict_on_cluster`; the rows are the same; this process still writes
         them all).
+    render_policy : {"always", "auto"}, optional
+        Default the model config's ``render.policy``; ``auto`` renders few pages
+        (:func:`mainentity.pipeline.predict_pages`) with the shipped static model (:data:`STATIC_MODEL`)
+        for the pages of small sites; not on a cluster yet (every page is rendered there).
 
     Returns
     -------
@@ -233,8 +247,11 @@ def predict(
             for prediction in predict_on_cluster(model, inputs, cluster, loaded.subresources):
                 write_new(prediction)
         else:
+            policy = model.config.render.policy if render_policy is None else render_policy
+            static_model = (load_trained_model(STATIC_MODEL) if policy == "auto" and STATIC_MODEL in pretrained_names()
+                            else None)
             predict_pages(model, inputs, subresources=loaded.subresources, on_prediction=write_new,
-                          progress_desc="predict")
+                          progress_desc="predict", render_policy=policy, static_model=static_model)
         seconds = time.perf_counter() - started
         logger.info("predicted %d pages in %.1f s (%.2f pages/s; reading the inputs and the model not counted)",
                     len(inputs), seconds, len(inputs) / max(seconds, 1e-9))

@@ -28,6 +28,7 @@ RANKS = {
     "prediction_writer": 5,
     "model_io": 5,
     "slot_transfer": 5.5,  # renders few pages of a site and reads the rest (features, render)
+    "render_few": 5.75,  # the auto render policy over slot transfer and the static reader, stages passed in
     "config": 5,
     "loading": 5.5,  # reads the inputs: site dumps, WARC files, splits (sitedump, warc, linkgraph, splits)
     "model_store": 5.5,  # model directories: write and load (model_io, config)

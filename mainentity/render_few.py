@@ -1,0 +1,164 @@
+"""Render few, read many: answer a batch of pages rendering only those whose HTML does not settle them.
+
+The ``auto`` render policy of the one predict path (:func:`mainentity.pipeline.predict_pages`). Each
+site of the batch is answered in one of two ways, and every prediction says which
+(:attr:`mainentity.records.Prediction.answered_by`):
+
+- a site of at least ``min_site_pages`` pages goes through slot transfer
+  (:func:`mainentity.slot_transfer.transfer_site`): a sample of each of its templates is rendered and
+  predicted with the site vote, each template's winning slot becomes a static locator, and the other
+  pages are read from their HTML (``"slot"``); a page the locator cannot read is rendered
+  (``"rendered"``);
+- the pages of a smaller site are read statically (:func:`mainentity.render.static.read_static`) and
+  answered by the static model when one is given; an answer whose calibrated score reaches
+  ``static_threshold`` stands (``"static"``), the others are rendered and predicted together with the
+  site's other rendered pages (``"rendered"``).
+
+The stages arrive as arguments (how pages are rendered into documents, how documents are predicted,
+how a page is read statically, how static documents are predicted), so this module knows neither the
+browser nor the models. Chromium starts only when a page must be rendered.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
+
+from mainentity.records import Document, Page, Prediction, RenderedPage
+from mainentity.slot_transfer import transfer_site
+
+logger = logging.getLogger(__name__)
+
+#: How a page was answered: rendered and predicted; read through its template's slot locator; read
+#: statically and answered by the static model.
+ANSWERED_BY = ("rendered", "slot", "static")
+
+
+@dataclass(frozen=True)
+class RenderFewSettings:
+    """When ``auto`` renders a page.
+
+    Attributes
+    ----------
+    min_site_pages : int
+        Sites with at least this many pages go through slot transfer; smaller ones page by page.
+    static_threshold : float
+        A static answer stands when its calibrated score is at least this (a probability in [0, 1]);
+        chosen by ``benchmarks/render_cost.py``.
+    sample_fraction, min_sample_pages, max_sample_pages : float, int, int
+        The sample of each template (:func:`mainentity.slot_transfer.templates.sample_size`).
+
+    Raises
+    ------
+    ValueError
+        If ``min_site_pages < 2`` or ``static_threshold`` is outside [0, 1].
+
+    Examples
+    --------
+    >>> RenderFewSettings().min_site_pages
+    10
+    """
+
+    min_site_pages: int = 10
+    static_threshold: float = 0.9
+    sample_fraction: float = 0.02
+    min_sample_pages: int = 3
+    max_sample_pages: int = 20
+
+    def __post_init__(self) -> None:
+        if self.min_site_pages < 2:
+            raise ValueError(f"min_site_pages must be >= 2; got {self.min_site_pages}")
+        if not 0.0 <= self.static_threshold <= 1.0:
+            raise ValueError(f"static_threshold must be in [0, 1]; got {self.static_threshold}")
+
+
+def _by_site(pages: Sequence[Page]) -> dict[str, list[Page]]:
+    sites: dict[str, list[Page]] = defaultdict(list)
+    for page in pages:
+        sites[page.site_id].append(page)
+    return sites
+
+
+def _static_answers(
+    pages: Sequence[Page],
+    read_static: Callable[[Page], RenderedPage],
+    predict_static: Callable[[Sequence[Document]], Sequence[Prediction]],
+    threshold: float,
+) -> dict[tuple[str, str], Prediction]:
+    """The static model's answers that reach ``threshold``, by page key (a page it fails on is absent)."""
+    documents = []
+    for page in pages:
+        try:
+            documents.append(Document(page, read_static(page)))
+        except ValueError as error:
+            logger.info("%s/%s is rendered: %s", page.site_id, page.path, error)
+    if not documents:
+        return {}
+    return {(p.site_id, p.path): replace(p, answered_by="static") for p in predict_static(documents)
+            if not p.error and p.main_entity and p.score >= threshold}
+
+
+def answer_pages(
+    pages: Sequence[Page],
+    *,
+    render: Callable[[Sequence[Page]], Sequence[Document]],
+    predict: Callable[[Sequence[Document]], Sequence[Prediction]],
+    read_static: Callable[[Page], RenderedPage],
+    predict_static: Callable[[Sequence[Document]], Sequence[Prediction]] | None = None,
+    settings: RenderFewSettings = RenderFewSettings(),  # noqa: B008 (frozen dataclass)
+) -> Iterator[Prediction]:
+    """Answer every page of whole sites, rendering few; yield each site's predictions when it is done.
+
+    Parameters
+    ----------
+    pages : sequence of Page
+        All the pages of one or more sites.
+    render : callable
+        Pages -> their documents, in order; a page that failed has ``rendered=None``.
+    predict : callable
+        Rendered documents of one site (failures included) -> their predictions, in order.
+    read_static : callable
+        Page -> its static reading; ``ValueError`` when it cannot be read (the page is then rendered).
+    predict_static : callable, optional
+        Static documents of one site -> the static model's predictions (any order); without it, the
+        pages of small sites are rendered.
+    settings : RenderFewSettings
+
+    Yields
+    ------
+    prediction : Prediction
+        One per page, ``answered_by`` set.
+    """
+    sites = _by_site(pages)
+    small = [page for site_pages in sites.values() if len(site_pages) < settings.min_site_pages
+             for page in site_pages]
+    if small:  # every small site's static answers first, then one render call for all the rest
+        static = (_static_answers(small, read_static, predict_static, settings.static_threshold)
+                  if predict_static is not None else {})
+        to_render = [page for page in small if (page.site_id, page.path) not in static]
+        documents = {(d.page.site_id, d.page.path): d for d in render(to_render)} if to_render else {}
+        for site_pages in _by_site(small).values():
+            waiting = [documents[(p.site_id, p.path)] for p in site_pages if (p.site_id, p.path) in documents]
+            rendered = {(p.site_id, p.path): p for p in (predict(waiting) if waiting else ())}
+            for page in site_pages:
+                key = (page.site_id, page.path)
+                yield static[key] if key in static else _answered(rendered[key], "rendered")
+        logger.info("%d pages of small sites: %d answered statically, %d rendered", len(small), len(static),
+                    len(to_render))
+    for site_pages in sites.values():
+        if len(site_pages) < settings.min_site_pages:
+            continue
+        transfer = transfer_site(site_pages, render, predict, read_static, fraction=settings.sample_fraction,
+                                 min_pages=settings.min_sample_pages, max_pages=settings.max_sample_pages)
+        for prediction in transfer.predictions:
+            rendered = (prediction.site_id, prediction.path) in transfer.rendered
+            yield _answered(prediction, "rendered" if rendered else "slot")
+        logger.info("site %s: %d of %d pages rendered (%d templates)", site_pages[0].site_id,
+                    len(transfer.rendered), len(site_pages), len(transfer.templates))
+
+
+def _answered(prediction: Prediction, how: str) -> Prediction:
+    """``prediction`` saying how it was answered (an error row says nothing)."""
+    return prediction if prediction.error else replace(prediction, answered_by=how)
