@@ -1,0 +1,171 @@
+"""CPU per page and accuracy of ``mainentity predict --render always`` and ``--render auto``, beside
+trafilatura's and readability-lxml's titles, on the same pages in the same run.
+
+Each system runs as its own process (``mainentity predict`` from a cold render cache: a per-user cache
+folder of its own, so Chromium's start and every render it needs are counted); its CPU time is the
+user + system time of the process and all its waited-for children (Playwright's driver and
+Chromium), read from ``getrusage(RUSAGE_CHILDREN)`` before and after. The peers run in a process that
+reads each page's bytes and calls the library (trafilatura's ``extract_metadata(...).title``,
+readability-lxml's ``Document(...).short_title()``), and nothing else. Accuracy is ROUGE-1 F1 and exact
+match against the labels (``mainentity.evaluation.metrics.score_page``); for ``auto`` also the share of
+pages rendered and the agreement with ``always``.
+
+Usage (from the repository root, ../shared beside it)::
+
+    python benchmarks/render_cost.py [--datasets christianbook readability sample] [--out FILE.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+DATASETS = {
+    "christianbook": REPO.parent / "shared" / "datasets" / "swde-book-christianbook",
+    "readability": REPO.parent / "shared" / "datasets" / "readability-realworld",
+    "sample": REPO / "datasets" / "sample-shop",
+}
+SYSTEMS = ("always", "auto", "trafilatura", "readability-lxml")
+
+
+def labeled_pages(dataset: Path) -> list[tuple[str, str, Path, str, list[str]]]:
+    """``(site_id, path, file, url, labels)`` of every page listed in the dataset's manifests."""
+    pages = []
+    for manifest in sorted(dataset.glob("sites/*/manifest.jsonl")):
+        for line in manifest.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            pages.append((manifest.parent.name, row["path"], manifest.parent / row["path"], row["url"],
+                          row["main_entity"]))
+    return pages
+
+
+def run_peer(name: str, dataset: Path, out: Path) -> None:
+    """The peer's title of every page, as JSON lines ``{"site_id", "path", "main_entity"}``."""
+    if name == "trafilatura":
+        from trafilatura import extract_metadata
+
+        def title(html: bytes, url: str) -> str:
+            metadata = extract_metadata(html, default_url=url)
+            return (metadata.title if metadata is not None else "") or ""
+    else:
+        from readability import Document
+
+        def title(html: bytes, url: str) -> str:
+            return Document(html, url=url).short_title() or ""
+    with out.open("w", encoding="utf-8") as file:
+        for site_id, path, page_file, url, _ in labeled_pages(dataset):
+            try:
+                answer = title(page_file.read_bytes(), url)
+            except Exception:  # noqa: BLE001 - a peer that fails on a page answers nothing there
+                answer = ""
+            file.write(json.dumps({"site_id": site_id, "path": path, "main_entity": answer}) + "\n")
+
+
+def command(system: str, dataset: Path, out: Path) -> list[str]:
+    if system in ("always", "auto"):
+        return [sys.executable, "-m", "mainentity.cli", "predict", str(dataset), "-o", str(out), "--render", system]
+    return [sys.executable, __file__, "--peer", system, str(dataset), str(out)]
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def measure(system: str, dataset: Path, work: Path) -> tuple[float, float, dict]:
+    """CPU seconds and wall seconds of one system on the dataset, and its rows by ``(site_id, path)``."""
+    out = work / f"{system}.jsonl"
+    env = {**os.environ, "XDG_CACHE_HOME": str(work / f"cache-{system}")}  # a cold render cache
+    before, started = children_cpu(), time.perf_counter()
+    subprocess.run(command(system, dataset, out), env=env, check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+    cpu, wall = children_cpu() - before, time.perf_counter() - started
+    rows = {}
+    for line in out.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        rows[row["site_id"], row["path"]] = row
+    return cpu, wall, rows
+
+
+def accuracy(rows: dict, pages) -> tuple[float, float]:
+    """Mean ROUGE-1 F1 and exact match of the rows against the labels (a missing row scores 0)."""
+    from mainentity.evaluation.metrics import score_page
+
+    f1, exact = [], []
+    for site_id, path, _, _, labels in pages:
+        row = rows.get((site_id, path))
+        scores = score_page(row["main_entity"] if row else "", labels)
+        f1.append(scores["rouge1_f"])
+        exact.append(scores["exact"])
+    return statistics.fmean(f1), statistics.fmean(exact)
+
+
+def benchmark(name: str, dataset: Path) -> list[dict]:
+    """One row per system: pages, CPU ms per page, wall s, ROUGE-1 F1, exact, pages rendered."""
+    pages = labeled_pages(dataset)
+    results, answers = [], {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for system in SYSTEMS:
+            cpu, wall, rows = measure(system, dataset, Path(tmp))
+            answers[system] = rows
+            f1, exact = accuracy(rows, pages)
+            rendered = Counter(row.get("answered_by", "") for row in rows.values())
+            results.append({"dataset": name, "system": system, "n_pages": len(pages),
+                            "cpu_ms_per_page": 1000 * cpu / len(pages), "wall_s": wall, "rouge1_f": f1, "exact": exact,
+                            "rendered": rendered["rendered"] if system in ("always", "auto") else 0})
+    agree = sum(answers["auto"][key]["main_entity"] == row["main_entity"] for key, row in answers["always"].items())
+    trafilatura = results[SYSTEMS.index("trafilatura")]["cpu_ms_per_page"]
+    for row in results:
+        row["x_trafilatura"] = row["cpu_ms_per_page"] / trafilatura
+        row["same_as_always"] = agree / len(answers["always"]) if row["system"] == "auto" else float("nan")
+    return results
+
+
+def table(results: list[dict]) -> str:
+    lines = ["| dataset | system | pages | CPU ms/page | x trafilatura | wall s | rendered | ROUGE-1 F1 | exact |"
+             " same as always |", "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for r in results:
+        same = "" if r["same_as_always"] != r["same_as_always"] else f"{r['same_as_always']:.3f}"
+        rendered = f"{r['rendered']} ({r['rendered'] / r['n_pages']:.1%})" if r["system"] in ("always", "auto") else ""
+        lines.append(f"| {r['dataset']} | {r['system']} | {r['n_pages']} | {r['cpu_ms_per_page']:.1f} | "
+                     f"{r['x_trafilatura']:.2f} | {r['wall_s']:.1f} | {rendered} | {r['rouge1_f']:.3f} | "
+                     f"{r['exact']:.3f} | {same} |")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--datasets", nargs="+", choices=sorted(DATASETS), default=list(DATASETS))
+    parser.add_argument("--peer", nargs=3, metavar=("NAME", "DATASET", "OUT"), help=argparse.SUPPRESS)
+    parser.add_argument("--out", help="also write the table to this Markdown file")
+    args = parser.parse_args(argv)
+    if args.peer:
+        run_peer(args.peer[0], Path(args.peer[1]), Path(args.peer[2]))
+        return 0
+    results = []
+    for name in args.datasets:
+        results.extend(benchmark(name, DATASETS[name]))
+        print(table([r for r in results if r["dataset"] == name]), flush=True)
+    text = table(results)
+    if args.out:
+        load = os.getloadavg()[0]
+        Path(args.out).write_text(
+            f"# Cost per page: render always against auto, and two static extractors\n\n"
+            f"`python benchmarks/render_cost.py --datasets {' '.join(args.datasets)}` (load average at the end "
+            f"{load:.1f} on {os.cpu_count()} cores; cold render cache per system; CPU of the whole process tree)."
+            f"\n\n{text}\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,127 @@
+"""The auto render policy (mainentity.render_few and the predict path's use of it): which pages are
+rendered, how each is answered, and that rendering every page gives the answers it always gave."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+from conftest import SAMPLE_SHOP
+
+from mainentity.records import Document, Page, Prediction
+from mainentity.render.static import read_static
+from mainentity.render_few import RenderFewSettings, answer_pages
+
+
+def product_page(site: str, i: int, name: str | None = None) -> Page:
+    name = f"Walnut Chair Model {i}" if name is None else name
+    html = (f"<html><head><title>{name} | {site}</title></head><body><nav><a href='/'>Home</a> "
+            f"<a href='/c/'>Chairs</a></nav><main><h1>{name}</h1><p>Solid wood, {i} colours.</p>"
+            f"<p>Price {10 + i}.00</p></main><footer>About {site}</footer></body></html>")
+    return Page(site, f"p/{i}.html", f"https://{site}/p/{i}.html", html)
+
+
+def laid_out(page: Page) -> Document:
+    """A stand-in for rendering: the static reading with a box for every block (one line each)."""
+    reading = read_static(page)
+    blocks = tuple(replace(block, x=10.0, y=20.0 * k, width=400.0, height=18.0)
+                   for k, block in enumerate(reading.blocks))
+    return Document(page, replace(reading, blocks=blocks, segments=(), width=1024.0, height=768.0))
+
+
+class Stages:
+    """Counting stand-ins of the predict path's stages: rendering, the site-level model, the static model."""
+
+    def __init__(self, static_scores: dict[str, float] | None = None):
+        self.rendered: list[str] = []
+        self.static_scores = static_scores or {}
+
+    def render(self, pages):
+        self.rendered.extend(page.path if page.site_id == "shop.example" else page.site_id for page in pages)
+        return [laid_out(page) for page in pages]
+
+    @staticmethod
+    def predict(documents):
+        """The first h1 block's text, with its box (as the general recogniser answers these pages)."""
+        answers = []
+        for document in documents:
+            h1 = [block for block in document.rendered.blocks if block.heading_level == 1]
+            box = (h1[0].x, h1[0].y, h1[0].width, h1[0].height) if h1 else None
+            answers.append(Prediction(document.page.site_id, document.page.path, document.page.url,
+                                      h1[0].text if h1 else "", 0.97, box))
+        return answers
+
+    def predict_static(self, documents):
+        return [Prediction(d.page.site_id, d.page.path, d.page.url, d.rendered.title.split(" | ")[0],
+                           self.static_scores[d.page.site_id]) for d in documents]
+
+    def answer(self, pages, **settings):
+        return list(answer_pages(pages, render=self.render, predict=self.predict, read_static=read_static,
+                                 predict_static=self.predict_static if self.static_scores else None,
+                                 settings=RenderFewSettings(**settings)))
+
+
+def test_a_large_site_renders_a_sample_and_reads_the_rest_through_the_slot():
+    pages = [product_page("shop.example", i) for i in range(30)]
+    stages = Stages()
+    predictions = stages.answer(pages)
+    assert [p.main_entity for p in predictions] == [f"Walnut Chair Model {i}" for i in range(30)]
+    assert len(stages.rendered) == 3  # one template: the smallest sample
+    assert [p.answered_by for p in predictions].count("slot") == 27
+    assert {p.path for p in predictions if p.answered_by == "rendered"} == set(stages.rendered)
+
+
+def test_a_page_whose_slot_is_empty_is_rendered():
+    pages = [product_page("shop.example", i) for i in range(30)]
+    pages[17] = product_page("shop.example", 17, name="")
+    stages = Stages()
+    predictions = {p.path: p for p in stages.answer(pages)}
+    assert "p/17.html" in stages.rendered
+    assert predictions["p/17.html"].answered_by == "rendered"
+
+
+def test_small_sites_keep_static_answers_above_the_threshold_and_render_the_rest_together():
+    pages = [product_page(site, 1) for site in ("a.example", "b.example", "c.example")]
+    stages = Stages({"a.example": 0.95, "b.example": 0.5, "c.example": 0.91})
+    predictions = stages.answer(pages, static_threshold=0.9)
+    assert [p.answered_by for p in predictions] == ["static", "rendered", "static"]
+    assert stages.rendered == ["b.example"]  # one render call for the pages left
+    assert all(p.main_entity == "Walnut Chair Model 1" for p in predictions)
+
+
+def test_chromium_is_not_asked_for_when_every_page_has_a_static_answer():
+    pages = [product_page(site, 2) for site in ("a.example", "b.example")]
+    stages = Stages({"a.example": 0.99, "b.example": 0.99})
+    stages.render = lambda batch: pytest.fail(f"rendered {batch}")
+    assert [p.answered_by for p in stages.answer(pages)] == ["static", "static"]
+
+
+def test_without_a_static_model_small_sites_are_rendered():
+    stages = Stages()
+    predictions = stages.answer([product_page("a.example", 3), product_page("b.example", 4)])
+    assert stages.rendered == ["a.example", "b.example"] and {p.answered_by for p in predictions} == {"rendered"}
+
+
+def test_settings_are_validated():
+    with pytest.raises(ValueError, match="static_threshold must be in"):
+        RenderFewSettings(static_threshold=1.5)
+    with pytest.raises(ValueError, match="min_site_pages must be >= 2"):
+        RenderFewSettings(min_site_pages=1)
+
+
+@pytest.mark.browser
+def test_auto_on_the_sample_shop_gives_the_answers_of_always(tmp_path):
+    """The sample shop (42 pages, 5 templates): fewer pages rendered, the same answers as rendering all."""
+    from mainentity.cli import main
+
+    rows = {}
+    for policy in ("always", "auto"):
+        out = tmp_path / f"{policy}.jsonl"
+        assert main(["predict", str(SAMPLE_SHOP), "-o", str(out), "--render", policy]) == 0
+        rows[policy] = {row["path"]: row for row in map(json.loads, out.read_text().splitlines())}
+    assert {row["answered_by"] for row in rows["always"].values()} == {"rendered"}
+    answered = [row["answered_by"] for row in rows["auto"].values()]
+    assert answered.count("slot") >= 20 and answered.count("rendered") + answered.count("slot") == 42
+    assert {path: row["main_entity"] for path, row in rows["auto"].items()} == {
+        path: row["main_entity"] for path, row in rows["always"].items()}
