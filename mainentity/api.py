@@ -26,8 +26,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mainentity.config import RENDER_POLICIES
 from mainentity.loading import page_key, with_site_anchors
-from mainentity.model_store import TrainedModel, load_trained_model, save_model
+from mainentity.model_store import TrainedModel, load_static_model, load_trained_model, save_model
 from mainentity.pipeline import predict_pages, render_settings
 from mainentity.records import Page, Prediction
 from mainentity.sitedump import SiteDump, SubresourceSources, page_from_html
@@ -51,6 +52,10 @@ class Model:
         A model directory loaded by :func:`mainentity.model_store.load_trained_model`.
     cache_dir : str or path-like, optional
         Render cache directory; default the model config's ``render.cache_dir`` (the per-user cache).
+    render_policy : {"always", "auto"}, optional
+        Default the model config's ``render.policy``: ``auto`` renders few pages (a sample of each
+        template of a large site; small sites answered from their HTML by the shipped static model when
+        its score is high enough); each prediction's ``answered_by`` says how.
 
     Attributes
     ----------
@@ -71,15 +76,27 @@ class Model:
             predictions = model.predict(mainentity.read_site_dump("datasets/sample-shop/sites/sample-shop"))
     """
 
-    def __init__(self, trained: TrainedModel, *, cache_dir: str | os.PathLike | None = None) -> None:
+    def __init__(self, trained: TrainedModel, *, cache_dir: str | os.PathLike | None = None,
+                 render_policy: str | None = None) -> None:
+        if render_policy is not None and render_policy not in RENDER_POLICIES:
+            raise ValueError(f"render_policy must be one of {', '.join(RENDER_POLICIES)}; got {render_policy!r}")
         self._trained = trained
         render = trained.config.render
         if cache_dir is not None:
             render = dataclasses.replace(render, cache_dir=os.fspath(cache_dir))
+        if render_policy is not None:
+            render = dataclasses.replace(render, policy=render_policy)
+        self._static_model: TrainedModel | None = None
         # pages are rendered with this config; the model's own (saved by save()) is left as it was
         self._in_use = dataclasses.replace(trained, config=dataclasses.replace(trained.config, render=render))
         self._lock = threading.Lock()
         self._renderer: Renderer | None = None
+
+    def _static(self) -> TrainedModel | None:
+        """The shipped static model, loaded at the first batch that needs it."""
+        if self._static_model is None:
+            self._static_model = load_static_model()
+        return self._static_model
 
     # -- what the model is -----------------------------------------------------------------------
     @property
@@ -231,7 +248,9 @@ class Model:
             renderer = self._renderer_for_batch() if model.recognizer.needs_render else None
             restore = self._set_n_top(top_k)
             try:
-                predictions = predict_pages(model, pages, subresources=subresources, renderer=renderer)
+                static_model = self._static() if model.config.render.policy == "auto" else None
+                predictions = predict_pages(model, pages, subresources=subresources, renderer=renderer,
+                                            static_model=static_model)
             finally:
                 restore()
         by_key = {(prediction.site_id, prediction.path): prediction for prediction in predictions}
@@ -274,7 +293,8 @@ class Model:
             return save_model(self._trained, path)
 
 
-def load_model(model: str | os.PathLike | None = None, *, cache_dir: str | os.PathLike | None = None) -> Model:
+def load_model(model: str | os.PathLike | None = None, *, cache_dir: str | os.PathLike | None = None,
+               render_policy: str | None = None) -> Model:
     """Load a model for use from code: a model directory, a shipped model's name, or the general model.
 
     Parameters
@@ -284,6 +304,8 @@ def load_model(model: str | os.PathLike | None = None, *, cache_dir: str | os.Pa
         ships with the package (``"general"``); default the general model.
     cache_dir : str or path-like, optional
         Render cache directory (default: the model config's, the per-user cache).
+    render_policy : {"always", "auto"}, optional
+        Render every page, or render few (see :class:`Model`); default the model config's ``render.policy``.
 
     Returns
     -------
@@ -303,7 +325,7 @@ def load_model(model: str | os.PathLike | None = None, *, cache_dir: str | os.Pa
     >>> model.config.model.name, model.params["n_top"], type(model.ranker_).__name__
     ('general', 5, 'CandidateRanker')
     """
-    return Model(load_trained_model(model), cache_dir=cache_dir)
+    return Model(load_trained_model(model), cache_dir=cache_dir, render_policy=render_policy)
 
 
 _default: Model | None = None

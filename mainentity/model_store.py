@@ -212,3 +212,17 @@ def load_trained_model(model_dir: str | Path | None = None) -> TrainedModel:
     return TrainedModel(
         directory, config, saved["recognizer"], saved["cleaners"], frozenset(saved.get("training_pages", ()))
     )
+
+
+#: The shipped model that answers the pages of small sites from their HTML under ``render.policy: auto``
+#: (:mod:`mainentity.render_few`): the general recogniser trained on static readings.
+STATIC_MODEL = "general-static"
+
+
+def load_static_model() -> TrainedModel | None:
+    """The shipped static model (:data:`STATIC_MODEL`), or ``None`` when it is not installed.
+
+    >>> load_static_model() is None or load_static_model().config.model.name == "general"
+    True
+    """
+    return load_trained_model(STATIC_MODEL) if STATIC_MODEL in pretrained_names() else None

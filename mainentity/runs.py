@@ -37,8 +37,8 @@ from mainentity.model_io import MODEL_FILE
 from mainentity.model_store import (
     PRETRAINED_DIR,
     TrainedModel,
+    load_static_model,
     load_trained_model,
-    pretrained_names,
     write_model_file,
 )
 from mainentity.pipeline import (
@@ -56,9 +56,6 @@ from mainentity.records import Page, Prediction
 from mainentity.sitedump import page_digest
 
 logger = logging.getLogger(__name__)
-
-#: The shipped model that answers the pages of small sites from their HTML under ``render.policy: auto``.
-STATIC_MODEL = "general-static"
 
 
 def _check_cleaning(config: Config) -> None:
@@ -205,7 +202,8 @@ def predict(
         them all).
     render_policy : {"always", "auto"}, optional
         Default the model config's ``render.policy``; ``auto`` renders few pages
-        (:func:`mainentity.pipeline.predict_pages`) with the shipped static model (:data:`STATIC_MODEL`)
+        (:func:`mainentity.pipeline.predict_pages`) with the shipped static model
+        (:func:`mainentity.model_store.load_static_model`)
         for the pages of small sites; not on a cluster yet (every page is rendered there).
 
     Returns
@@ -248,8 +246,7 @@ def predict(
                 write_new(prediction)
         else:
             policy = model.config.render.policy if render_policy is None else render_policy
-            static_model = (load_trained_model(STATIC_MODEL) if policy == "auto" and STATIC_MODEL in pretrained_names()
-                            else None)
+            static_model = load_static_model() if policy == "auto" else None
             predict_pages(model, inputs, subresources=loaded.subresources, on_prediction=write_new,
                           progress_desc="predict", render_policy=policy, static_model=static_model)
         seconds = time.perf_counter() - started
