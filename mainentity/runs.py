@@ -31,7 +31,14 @@ from tqdm import tqdm
 
 from mainentity import __version__
 from mainentity.collector import fewer_cycle_collections
-from mainentity.config import CleaningConfig, Config, RenderConfig, config_from_dict, config_to_dict
+from mainentity.config import (
+    CleaningConfig,
+    Config,
+    ConfigError,
+    RenderConfig,
+    config_to_dict,
+    model_config_from_dict,
+)
 from mainentity.evaluation.report import write_text_atomic
 from mainentity.model_io import MODEL_FILE, ModelFormatError, load_model_file, save_model_file
 from mainentity.pipeline import (
@@ -144,7 +151,7 @@ def train(config: Config) -> Path:
             raise ValueError(f"config {config.name!r}, section 'cleaning': {error}") from error
     run_dir = Path(config.output.runs_dir) / config.name
     run_dir.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(run_dir / "config.yaml", yaml.safe_dump(config_to_dict(config), sort_keys=False))
+    write_text_atomic(run_dir / "config.yaml", yaml.safe_dump(_portable_config(config), sort_keys=False))
 
     if config.data.split == "site-folds":
         raise ValueError(f"config {config.name!r}: 'data.split: site-folds' trains one model per fold; it is for "
@@ -354,11 +361,34 @@ def save_model(model: TrainedModel, directory: str | Path) -> Path:
         {"recognizer": model.recognizer, "cleaners": model.cleaners, "training_pages": sorted(model.training_pages)},
         directory / MODEL_FILE,
     )
-    write_text_atomic(directory / "config.yaml", yaml.safe_dump(config_to_dict(config), sort_keys=False))
+    write_text_atomic(directory / "config.yaml", yaml.safe_dump(_portable_config(config), sort_keys=False))
     meta = model.directory / "meta.json"
     if meta.is_file() and meta.resolve() != (directory / "meta.json").resolve():
         write_text_atomic(directory / "meta.json", meta.read_text(encoding="utf-8"))
     return directory
+
+
+def _read_model_config(path: Path) -> Config:
+    """A model directory's ``config.yaml``, read as data (:func:`mainentity.config.model_config_from_dict`).
+
+    Raises
+    ------
+    ConfigError
+        If it is not YAML (a tag such as ``!!python/object`` included: safe YAML builds no object), or
+        sets a key a model may not set.
+    """
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as error:
+        reason = " ".join(str(error).split())
+        raise ConfigError(f"{path}: not a model config (refused, nothing was run): {reason}") from error
+    return model_config_from_dict(raw, str(path))
+
+
+def _portable_config(config: Config) -> dict:
+    """The config as a model directory keeps it: without the user's render cache directory (a model
+    names no path; :func:`mainentity.config.model_config_from_dict` would refuse it)."""
+    return config_to_dict(dataclasses.replace(config, render=dataclasses.replace(config.render, cache_dir=None)))
 
 
 def load_model(model_dir: str | Path | None = None) -> TrainedModel:
@@ -376,6 +406,8 @@ def load_model(model_dir: str | Path | None = None) -> TrainedModel:
         version; the message says what to do.
     mainentity.model_io.UntrustedModelError
         If the model file names a type that is not trusted.
+    mainentity.config.ConfigError
+        If ``config.yaml`` is not YAML or sets what a model may not set (a program or a path).
     """
     directory = resolve_model(model_dir)
     if not (directory / "config.yaml").is_file():
@@ -388,7 +420,7 @@ def load_model(model_dir: str | Path | None = None) -> TrainedModel:
                 f"(writes {MODEL_FILE})"
             )
         raise FileNotFoundError(f"{directory} is not a model directory: {MODEL_FILE} is missing")
-    config = config_from_dict(yaml.safe_load((directory / "config.yaml").read_text(encoding="utf-8")))
+    config = _read_model_config(directory / "config.yaml")
     saved = load_model_file(directory / MODEL_FILE)
     return TrainedModel(
         directory, config, saved["recognizer"], saved["cleaners"], frozenset(saved.get("training_pages", ()))

@@ -141,13 +141,13 @@ def make_fuzz_corpus(root: Path, random_state: int = 0) -> dict[tuple[str, str],
     return expected
 
 
-def make_model_dir(directory: Path, cache_dir: Path) -> Path:
+def make_model_dir(directory: Path) -> Path:
     """A model directory with an MS-RBFN fitted on synthetic shop pages (no rendering needed)."""
     directory.mkdir(parents=True)
     recognizer = make_recognizer("msrbfn", m1=10, m2=2, random_state=0).fit([product_document(i) for i in range(12)])
     save_model_file({"recognizer": recognizer, "cleaners": {}, "training_pages": []}, directory / MODEL_FILE)
     config = Config(name="fuzz", model=ModelConfig("msrbfn"),
-                    render=RenderConfig(cache_dir=str(cache_dir), timeout_s=15.0, concurrency=2))
+                    render=RenderConfig(timeout_s=15.0, concurrency=2))
     (directory / "config.yaml").write_text(yaml.safe_dump(config_to_dict(config), sort_keys=False))
     return directory
 
@@ -156,20 +156,22 @@ def predict_command(model: Path, data: Path, out: Path) -> list[str]:
     return [sys.executable, "-m", "mainentity.cli", "predict", str(model), str(data), "-o", str(out)]
 
 
-def _env() -> dict:
-    return {**os.environ, "PYTHONPATH": str(REPO)}
+def _env(cache_home: Path) -> dict:
+    """The environment of a predict run whose per-user cache (so its render cache) is under ``cache_home``."""
+    return {**os.environ, "PYTHONPATH": str(REPO), "XDG_CACHE_HOME": str(cache_home)}
 
 
 def test_fuzz_corpus_gives_one_row_per_page_within_bounds(tmp_path):
     expected = make_fuzz_corpus(tmp_path / "fuzz")
-    model = make_model_dir(tmp_path / "model", tmp_path / "cache")
+    model = make_model_dir(tmp_path / "model")
     out = tmp_path / "rows.jsonl"
     # A wrapper process whose only children are the predict run: its RUSAGE_CHILDREN peak is the run's.
     wrapper = ("import resource, subprocess, sys; code = subprocess.run(sys.argv[1:]).returncode; "
                "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); sys.exit(code)")
     started = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", wrapper, *predict_command(model, tmp_path / "fuzz", out)],
-                          capture_output=True, text=True, env=_env(), timeout=MAX_FUZZ_SECONDS + 60, check=False)
+                          capture_output=True, text=True, env=_env(tmp_path / "cache"),
+                          timeout=MAX_FUZZ_SECONDS + 60, check=False)
     seconds = time.perf_counter() - started
     assert done.returncode == 0, done.stderr[-3000:]
     peak_mb = int(done.stdout.split()[-1]) / 1024
@@ -194,11 +196,12 @@ def test_a_killed_predict_run_resumes_with_every_page_once(tmp_path):
         (site / f"p{i:02d}.html").parent.mkdir(parents=True, exist_ok=True)
         (site / f"p{i:02d}.html").write_text(_page(f"<h1>Product Number {i}</h1><p>{'text ' * 50}</p>"))
     (site / "bad.html").write_bytes(b"")
-    model = make_model_dir(tmp_path / "model", tmp_path / "cache")
+    model = make_model_dir(tmp_path / "model")
     out = tmp_path / "rows.csv"
     command = predict_command(model, site, out)
-    process = subprocess.Popen(command, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                               start_new_session=True)  # its own process group: Chromium dies with it
+    # its own process group: Chromium dies with it
+    process = subprocess.Popen(command, env=_env(tmp_path / "cache"), stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and process.poll() is None:
@@ -211,7 +214,7 @@ def test_a_killed_predict_run_resumes_with_every_page_once(tmp_path):
         process.wait()
     n_before = len(pd.read_csv(out, keep_default_na=False))
     assert 5 <= n_before < 41
-    subprocess.run(command, env=_env(), check=True, capture_output=True, timeout=300)
+    subprocess.run(command, env=_env(tmp_path / "cache"), check=True, capture_output=True, timeout=300)
     rows = pd.read_csv(out, keep_default_na=False)
     assert sorted(rows["path"]) == sorted([f"p{i:02d}.html" for i in range(40)] + ["bad.html"])
     assert rows["path"].is_unique

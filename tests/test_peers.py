@@ -319,9 +319,10 @@ def test_missing_python_peer_raises_with_install_command(name, monkeypatch):
         recognizer.predict([_doc(PRODUCT_HTML)])
 
 
-def test_missing_node_raises_with_install_command():
-    recognizer = MozillaReadabilityRecognizer(node="no-such-node-binary")
-    with pytest.raises(PeerUnavailableError, match="'no-such-node-binary' is not on PATH"):
+def test_missing_node_raises_with_install_command(monkeypatch):
+    monkeypatch.setenv("MAINENTITY_NODE", "no-such-node-binary")
+    recognizer = MozillaReadabilityRecognizer()
+    with pytest.raises(PeerUnavailableError, match="'no-such-node-binary' is not found"):
         recognizer.fit([])
     assert recognizer.version() == "@mozilla/readability not installed"
 
@@ -370,8 +371,9 @@ def test_mozilla_version_names_the_npm_packages():
                               f"jsdom {manifest['dependencies']['jsdom']}, node v")
 
 
-def test_node_that_cannot_run_the_script_raises_with_its_error():
+def test_node_that_cannot_run_the_script_raises_with_its_error(monkeypatch):
     """A broken interpreter is no page's fault: predict raises, quoting what the process printed."""
     _require_peer("mozilla-readability")
+    monkeypatch.setenv("MAINENTITY_NODE", sys.executable)  # the user's environment names the program
     with pytest.raises(RuntimeError, match="could not start extract_titles.js: .*SyntaxError"):
-        MozillaReadabilityRecognizer(node=sys.executable).predict([_doc(PRODUCT_HTML)])
+        MozillaReadabilityRecognizer().predict([_doc(PRODUCT_HTML)])

@@ -73,7 +73,7 @@ import shutil
 import subprocess
 import threading
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from urllib.parse import quote
 
@@ -152,9 +152,28 @@ _STOP_TIMEOUT_S = 10.0
 #: URL a page is loaded under when its own URL is not http(s) (e.g. ``file://``).
 PLACEHOLDER_ORIGIN = "http://mainentity.invalid/"
 
+#: Environment variable naming the Chromium executable (the command line's ``--chromium`` sets it).
+CHROMIUM_ENV = "MAINENTITY_CHROMIUM"
+
 _INSTALL_HINT = (
-    "install Debian's Chromium with `apt-get install -y chromium` or set RenderSettings.executable_path"
+    "install Debian's Chromium with `apt-get install -y chromium`, or name the executable with "
+    f"`mainentity --chromium PATH` or the environment variable {CHROMIUM_ENV}"
 )
+
+
+def default_chromium() -> str:
+    """The Chromium executable the user's environment names: ``$MAINENTITY_CHROMIUM``, else ``chromium``
+    on ``PATH``, else Debian's ``/usr/bin/chromium``.
+
+    Only the user chooses the program that renders: no config, model directory or model file can name
+    it (a model is data; see :mod:`mainentity.config`).
+
+    >>> import os
+    >>> os.environ[CHROMIUM_ENV] = "/opt/chromium/chrome"; default_chromium()
+    '/opt/chromium/chrome'
+    >>> del os.environ[CHROMIUM_ENV]
+    """
+    return os.environ.get(CHROMIUM_ENV) or shutil.which("chromium") or "/usr/bin/chromium"
 
 
 @dataclass(frozen=True)
@@ -164,7 +183,7 @@ class RenderSettings:
     Attributes
     ----------
     executable_path : str
-        Chromium binary (Debian's ``/usr/bin/chromium`` by default).
+        Chromium binary; by default the one the user's environment names (:func:`default_chromium`).
     javascript : bool
         Run the pages' scripts. Off by default: the DOM is then the HTML5 parse of the markup (with
         the parser's scripting flag off, so ``<noscript>`` content is parsed as markup).
@@ -197,7 +216,7 @@ class RenderSettings:
     ValueError: concurrency must be >= 1; got 0
     """
 
-    executable_path: str = "/usr/bin/chromium"
+    executable_path: str = field(default_factory=default_chromium)
     javascript: bool = False
     viewport_width: int = 1024
     viewport_height: int = 768
