@@ -35,7 +35,7 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 
 from mainentity.evaluation.report import write_text_atomic
-from mainentity.sitedump import MANIFEST_NAME, PageReadError, find_page_files, manifest_entry_problem
+from mainentity.sitedump import MANIFEST_NAME, PageReadError, find_page_files, manifest_entry_problem, page_key
 from mainentity.text import collapse_whitespace
 
 __all__ = ["LOCK_NAME", "LabelConflict", "LabelState", "ManifestLabels", "clean_labels"]
@@ -196,7 +196,8 @@ class ManifestLabels:
 
     @staticmethod
     def _index(lines: list[str]) -> dict[str, tuple[int, dict]]:
-        """``path -> (line number, entry)`` of the valid entries, the first of a path winning (as
+        """``path -> (line number, entry)`` of the valid entries, by their normalised path
+        (:func:`mainentity.sitedump.page_key`), the first of a path winning (as
         :func:`mainentity.sitedump.read_site_dump` reads them)."""
         found: dict[str, tuple[int, dict]] = {}
         seen: set[str] = set()
@@ -205,11 +206,11 @@ class ManifestLabels:
                 continue
             try:
                 entry = json.loads(line)
-            except json.JSONDecodeError:
+            except (json.JSONDecodeError, RecursionError):
                 continue
             if not manifest_entry_problem(entry, seen):
-                seen.add(entry["path"])
-                found[entry["path"]] = (number, entry)
+                seen.add(page_key(entry["path"]))
+                found[page_key(entry["path"])] = (number, entry)
         return found
 
     def read(self) -> dict[str, LabelState]:
