@@ -17,7 +17,9 @@ from being requested at all (as with
 subresources off, but ``data:`` images are shown): such requests could only be blocked, and each
 costs about 2 ms of CPU. A page counts as loaded when its document is complete and no web font is
 still loading.
-A crashed or hung tab is closed and replaced, and a failed page is retried in a fresh tab before it is
+A page with more elements than ``RenderSettings.max_elements`` (:func:`markup_problem`) is refused before
+it reaches Chromium, which bounds the memory of the renderer. A crashed or hung tab is closed and
+replaced, and a failed page is retried in a fresh tab before it is
 reported. A Chromium (or Playwright driver) that is gone, killed or out of memory, is relaunched with the
 same executable and switches, and the page retried in a tab of the new browser; a Chromium that cannot
 be kept up is given up on for the rest of the batch (:data:`MAX_LAUNCHES_WITHOUT_RENDER`).
@@ -69,6 +71,7 @@ import json
 import logging
 import mimetypes
 import os
+import re
 import shutil
 import subprocess
 import threading
@@ -149,6 +152,14 @@ _PROBE_TIMEOUT_S = 5.0
 #: Seconds closing a lost Chromium and its Playwright driver may take before a relaunch goes ahead.
 _STOP_TIMEOUT_S = 10.0
 
+#: Elements (start tags) a page may have to be given to Chromium. The largest page of the bundled datasets
+#: has about 10 000; each element with text costs the browser's process tree about 5.4 KB (proportional
+#: set size: 0.35 GB with an empty page, 0.67 GB with 60 000 spans, 1.42 GB with 200 000, measured with
+#: ``benchmarks/render_memory.py``), so a page at the limit stays well under 1 GB while a page of a
+#: million spans, which took 12 GB, is refused before it reaches the browser.
+MAX_ELEMENTS = 100_000
+_START_TAG = re.compile(r"<[A-Za-z]")
+
 #: URL a page is loaded under when its own URL is not http(s) (e.g. ``file://``).
 PLACEHOLDER_ORIGIN = "http://mainentity.invalid/"
 
@@ -200,11 +211,15 @@ class RenderSettings:
         them, so text blocks carry the page's own font sizes, weights and positions. Off, every
         subresource is blocked and images are not requested: the page is laid out with the browser's
         default styles plus its inline ``<style>`` and ``style`` attributes.
+    max_elements : int
+        A page with more start tags than this is not rendered (:func:`markup_problem`): it gets an error
+        and never reaches Chromium, so its memory cannot take the pages beside it down.
 
     Raises
     ------
     ValueError
-        If a size, the timeout or the concurrency is not positive, or ``retries`` is negative.
+        If a size, the timeout, the concurrency or ``max_elements`` is not positive, or ``retries`` is
+        negative.
 
     Examples
     --------
@@ -224,9 +239,10 @@ class RenderSettings:
     concurrency: int = 4
     retries: int = 1
     subresources: bool = True
+    max_elements: int = MAX_ELEMENTS
 
     def __post_init__(self) -> None:
-        for name in ("viewport_width", "viewport_height", "concurrency"):
+        for name in ("viewport_width", "viewport_height", "concurrency", "max_elements"):
             value = getattr(self, name)
             if value < 1:
                 raise ValueError(f"{name} must be >= 1; got {value}")
@@ -275,6 +291,38 @@ def page_label(page: Page) -> str:
     'shop/pages/1.htm'
     """
     return f"{page.site_id}/{page.path}" if page.site_id else page.path
+
+
+def markup_problem(html: str, max_elements: int = MAX_ELEMENTS) -> str:
+    """Why a page's markup is not given to Chromium, or "" when it may be.
+
+    A page with more than ``max_elements`` start tags (``<`` then a letter) is refused: the memory a
+    renderer needs grows with the elements laid out (about 5.4 KB each, :data:`MAX_ELEMENTS`). Counting
+    stops at the first tag past the limit, after a cheap count of ``<`` alone.
+
+    Parameters
+    ----------
+    html : str
+        The page's markup.
+    max_elements : int, default :data:`MAX_ELEMENTS`
+
+    Returns
+    -------
+    problem : str
+
+    Examples
+    --------
+    >>> markup_problem("<p>a</p><p>b</p>", max_elements=2)
+    ''
+    >>> markup_problem("<p>a</p>" * 3, max_elements=2)
+    "over 2 elements (start tags): not rendered, to bound the browser's memory"
+    """
+    if html.count("<") <= max_elements:
+        return ""
+    for n_tags, _ in enumerate(_START_TAG.finditer(html), start=1):
+        if n_tags > max_elements:
+            return f"over {max_elements} elements (start tags): not rendered, to bound the browser's memory"
+    return ""
 
 
 def load_url(page: Page) -> str:
@@ -786,6 +834,9 @@ class Renderer:
             self._release(tab, healthy)
 
     async def _render_one(self, page: Page) -> RenderOutcome:
+        problem = markup_problem(page.html, self.settings.max_elements)
+        if problem:
+            return RenderOutcome(page, None, f"{page_label(page)}: {problem}")
         n_attempts = 1 + self.settings.retries
         reasons = []
         for attempt in range(n_attempts):
@@ -804,7 +855,8 @@ class Renderer:
 
         A page that fails (timeout, crash, navigation away, bad markup) is retried ``settings.retries``
         times in a fresh tab, then yielded with ``rendered=None`` and an error naming it; the batch goes
-        on. ``pages`` is consumed lazily.
+        on. A page over ``settings.max_elements`` (:func:`markup_problem`) is yielded with its error at
+        once, without Chromium. ``pages`` is consumed lazily.
 
         Parameters
         ----------
@@ -891,6 +943,9 @@ class Renderer:
             raise RuntimeError(f"{page_label(page)}: screenshot failed: {exc}") from exc
 
     async def _screenshot(self, page: Page, path: str, full_page: bool, boxes: list) -> None:
+        problem = markup_problem(page.html, self.settings.max_elements)
+        if problem:
+            raise ValueError(problem)
         tab = await self._acquire()
         try:
             await asyncio.wait_for(self._load(tab, page), self.settings.timeout_s)
