@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import os
+import stat
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -344,9 +345,13 @@ def write_text_atomic(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file and ``os.replace``: readers never see half a file.
 
     The temporary file is flushed to disk (``fsync``) before the rename, so after a crash ``path`` holds
-    the old text or the new one, never an empty file. The file gets the usual permissions (0666 less
-    the umask), not ``tempfile``'s 0600.
+    the old text or the new one, never an empty file. A file that is replaced keeps its permission
+    bits; a new one gets the usual permissions (0666 less the umask), not ``tempfile``'s 0600.
     """
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        mode = 0o666 & ~_UMASK
     with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.",
                                      suffix=".tmp", delete=False, newline="") as handle:
         tmp = Path(handle.name)
@@ -359,7 +364,7 @@ def write_text_atomic(path: Path, text: str) -> None:
             tmp.unlink(missing_ok=True)
             raise
     try:
-        os.chmod(tmp, 0o666 & ~_UMASK)
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
