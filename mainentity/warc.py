@@ -620,16 +620,17 @@ def read_warcs(
 
 def _labels_beside(files: Iterable[Path]) -> dict[str, tuple[str, ...]]:
     """``url -> main_entity`` from the ``manifest.jsonl`` files in the folders of the WARC files. Labels
-    are optional (``predict`` needs none): a manifest that cannot be read, and each line that is not an
-    object with a string ``url`` and a list of string labels, is logged (WARNING) and skipped."""
+    are optional (``predict`` needs none): a manifest that cannot be read (not a regular file, over
+    4 x :data:`mainentity.sitedump.MAX_PAGE_BYTES`), and each line that is not an object with a string
+    ``url`` and a list of string labels (bytes that are not UTF-8 included), is logged (WARNING) and skipped."""
     labels: dict[str, tuple[str, ...]] = {}
     for folder in dict.fromkeys(file.parent for file in files):
         manifest = folder / MANIFEST_NAME
         try:
-            text = read_page_bytes(manifest, 4 * MAX_PAGE_BYTES).decode("utf-8")
+            text = read_page_bytes(manifest, 4 * MAX_PAGE_BYTES).decode("utf-8", errors="replace")
         except FileNotFoundError:
             continue
-        except (OSError, ValueError) as error:  # PageReadError, UnicodeDecodeError
+        except (OSError, PageReadError) as error:
             logger.warning("%s: labels not read: %s", manifest, error)
             continue
         for number, line in enumerate(text.splitlines(), 1):
