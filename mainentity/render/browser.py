@@ -71,7 +71,6 @@ import json
 import logging
 import mimetypes
 import os
-import re
 import shutil
 import subprocess
 import threading
@@ -82,7 +81,7 @@ from urllib.parse import quote
 
 from mainentity.records import META_TITLE_KEYS, Page, RenderedPage, TextBlock
 from mainentity.sitedump import SubresourceSource, dump_files_for
-from mainentity.text import collapse_whitespace
+from mainentity.text import MAX_ELEMENTS, collapse_whitespace, has_more_elements
 
 logger = logging.getLogger(__name__)
 
@@ -151,14 +150,6 @@ _PROBE_TIMEOUT_S = 5.0
 
 #: Seconds closing a lost Chromium and its Playwright driver may take before a relaunch goes ahead.
 _STOP_TIMEOUT_S = 10.0
-
-#: Elements (start tags) a page may have to be given to Chromium. The largest page of the bundled datasets
-#: has about 10 000; each element with text costs the browser's process tree about 5.4 KB (proportional
-#: set size: 0.35 GB with an empty page, 0.67 GB with 60 000 spans, 1.42 GB with 200 000, measured with
-#: ``benchmarks/render_memory.py``), so a page at the limit stays well under 1 GB while a page of a
-#: million spans, which took 12 GB, is refused before it reaches the browser.
-MAX_ELEMENTS = 100_000
-_START_TAG = re.compile(r"<[A-Za-z]")
 
 #: URL a page is loaded under when its own URL is not http(s) (e.g. ``file://``).
 PLACEHOLDER_ORIGIN = "http://mainentity.invalid/"
@@ -296,15 +287,15 @@ def page_label(page: Page) -> str:
 def markup_problem(html: str, max_elements: int = MAX_ELEMENTS) -> str:
     """Why a page's markup is not given to Chromium, or "" when it may be.
 
-    A page with more than ``max_elements`` start tags (``<`` then a letter) is refused: the memory a
-    renderer needs grows with the elements laid out (about 5.4 KB each, :data:`MAX_ELEMENTS`). Counting
-    stops at the first tag past the limit, after a cheap count of ``<`` alone.
+    A page with more than ``max_elements`` start tags (:func:`mainentity.text.has_more_elements`) is
+    refused: the memory a renderer needs grows with the elements laid out (about 5.4 KB each,
+    :data:`mainentity.text.MAX_ELEMENTS`).
 
     Parameters
     ----------
     html : str
         The page's markup.
-    max_elements : int, default :data:`MAX_ELEMENTS`
+    max_elements : int, default :data:`mainentity.text.MAX_ELEMENTS`
 
     Returns
     -------
@@ -317,11 +308,8 @@ def markup_problem(html: str, max_elements: int = MAX_ELEMENTS) -> str:
     >>> markup_problem("<p>a</p>" * 3, max_elements=2)
     "over 2 elements (start tags): not rendered, to bound the browser's memory"
     """
-    if html.count("<") <= max_elements:
-        return ""
-    for n_tags, _ in enumerate(_START_TAG.finditer(html), start=1):
-        if n_tags > max_elements:
-            return f"over {max_elements} elements (start tags): not rendered, to bound the browser's memory"
+    if has_more_elements(html, max_elements):
+        return f"over {max_elements} elements (start tags): not rendered, to bound the browser's memory"
     return ""
 
 
