@@ -24,7 +24,7 @@ from mainentity.annotate.manifest import (  # noqa: E402
     ManifestLabels,
     clean_labels,
 )
-from mainentity.sitedump import read_site_dump  # noqa: E402
+from mainentity.sitedump import PageReadError, read_site_dump  # noqa: E402
 
 FRESH = LabelState().version
 
@@ -262,3 +262,22 @@ def test_every_spelling_of_a_path_is_one_page(tmp_path):
     first = json.loads((dump / "manifest.jsonl").read_text().splitlines()[0])
     assert first == {"path": "./p0.html", "main_entity": ["Item Zero"]}  # the line changed, its spelling kept
     assert [page.path for page in read_site_dump(dump).pages] == ["p0.html"]
+
+
+def test_a_manifest_that_is_a_fifo_is_refused_not_waited_on(tmp_path):
+    dump = make_dump(tmp_path / "dump")
+    os.mkfifo(dump / "manifest.jsonl")
+    errors = []
+
+    def write():
+        try:
+            ManifestLabels(dump).write("p0.html", ["Item 0"], False, FRESH)
+        except PageReadError as error:
+            errors.append(str(error))
+
+    thread = threading.Thread(target=write, daemon=True)
+    thread.start()
+    thread.join(120)  # a hang guard: the write returns at once
+    if thread.is_alive():
+        os.close(os.open(dump / "manifest.jsonl", os.O_WRONLY | os.O_NONBLOCK))  # unblock the reader
+    assert errors == ["a FIFO (named pipe), not a regular file: not read"]

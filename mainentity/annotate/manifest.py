@@ -49,6 +49,7 @@ from mainentity.sitedump import (
     find_page_files,
     manifest_entry_problem,
     page_key,
+    read_page_bytes,
 )
 from mainentity.text import collapse_whitespace
 
@@ -61,6 +62,8 @@ LOCK_NAME = f".{MANIFEST_NAME}.lock"
 #: Most labels one page may have, and the longest label (characters): a guard against junk requests.
 MAX_LABELS = 20
 MAX_LABEL_CHARS = 2000
+#: Largest manifest read, in bytes; a manifest that is not a regular file (a FIFO) is never opened.
+MAX_MANIFEST_BYTES = 1 << 30
 
 
 @dataclass(frozen=True)
@@ -265,7 +268,7 @@ class ManifestLabels:
         """The manifest's lines with their line endings (split at ``\\n`` only, so every byte is kept);
         for a dump without one, the lines it gets."""
         try:
-            text = self.manifest.read_bytes().decode("utf-8")
+            text = read_page_bytes(self.manifest, MAX_MANIFEST_BYTES).decode("utf-8")
         except FileNotFoundError:
             paths = [file.relative_to(self.site_dir).as_posix() for file in find_page_files(self.site_dir)]
             return [_json_line({"path": path, "main_entity": []}) + "\n" for path in paths
@@ -301,7 +304,7 @@ class ManifestLabels:
         Raises
         ------
         mainentity.sitedump.PageReadError
-            If the manifest is not UTF-8.
+            If the manifest is not UTF-8, not a regular file or over :data:`MAX_MANIFEST_BYTES`.
         """
         if not self.manifest.is_file():
             return {}
