@@ -208,7 +208,11 @@ def heavy_pages_seconds(plain: Path) -> float:
 def tree_pss_mb(process: psutil.Process) -> float:
     """MB of PSS of ``process`` and its descendants (processes that end meanwhile are skipped)."""
     total = 0
-    for member in [process, *process.children(recursive=True)]:
+    try:
+        members = [process, *process.children(recursive=True)]
+    except psutil.Error:  # the run has ended
+        return 0.0
+    for member in members:
         try:
             total += member.memory_full_info().pss
         except psutil.Error:
