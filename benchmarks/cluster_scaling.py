@@ -26,7 +26,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import logging
 import os
 import shutil
@@ -37,9 +36,7 @@ import time
 from pathlib import Path
 
 import psutil
-import yaml
 
-from mainentity.config import config_to_dict, load_config
 from mainentity.distributed import DaskSites
 from mainentity.model_store import PRETRAINED_DIR
 from mainentity.runs import predict
@@ -50,13 +47,13 @@ DEFAULT_DATASET = "../shared/datasets/readability-realworld"
 WARM_UP = str(Path(__file__).resolve().parents[1] / "datasets" / "sample-shop")
 
 
-def model_with_cache(directory: Path, cache_dir: Path) -> Path:
-    """A copy of the shipped general model whose render cache is ``cache_dir``."""
+def general_model_copy(directory: Path) -> Path:
+    """A copy of the shipped general model, rendering into a cold cache of its own: the per-user cache
+    (``$XDG_CACHE_HOME``, inherited by the Dask workers) is moved under ``directory`` (a model names no
+    cache directory)."""
     model_dir = directory / "general"
     shutil.copytree(PRETRAINED_DIR / "general", model_dir)
-    config = load_config(model_dir / "config.yaml")
-    config = dataclasses.replace(config, render=dataclasses.replace(config.render, cache_dir=str(cache_dir)))
-    (model_dir / "config.yaml").write_text(yaml.safe_dump(config_to_dict(config)), encoding="utf-8")
+    os.environ["XDG_CACHE_HOME"] = str(directory / "cache")
     return model_dir
 
 
@@ -107,7 +104,7 @@ def run(dataset: str, workers: int | None, tmp: Path, model: str | None) -> dict
     """Cold and warm pages/s (and per-worker peak memory) of one way of running; warm only with ``model``."""
     label = "in process" if workers is None else f"{workers} worker{'s' if workers > 1 else ''}"
     if model is None:
-        model_dir = model_with_cache(tmp / label.replace(" ", "-"), tmp / label.replace(" ", "-") / "cache")
+        model_dir = general_model_copy(tmp / label.replace(" ", "-"))
     else:
         model_dir = Path(model)
     row = {"run": label}

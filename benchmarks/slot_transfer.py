@@ -27,9 +27,9 @@ import importlib.util
 from statistics import mean
 
 from mainentity.evaluation.metrics import score_page
-from mainentity.pipeline import iter_documents, load_pages
-from mainentity.runs import load_model
-from mainentity.sitedump import dump_files_for
+from mainentity.loading import load_pages
+from mainentity.model_store import load_trained_model
+from mainentity.pipeline import iter_documents
 from mainentity.slot_transfer.site import transfer_site
 
 DEFAULT_DATASETS = ("../shared/datasets/swde-book-christianbook", "datasets/sample-shop")
@@ -49,26 +49,27 @@ def run_dataset(dataset: str, model, static: str, max_pages: int | None) -> None
         by_site.setdefault(page.site_id, []).append(page)
     for site_id, pages in sorted(by_site.items()):
         print(f"## {site_id} ({dataset}); static reading: {static}")
-        run_site(pages[:max_pages], model, static)
+        run_site(pages[:max_pages], model, static, loaded.subresources)
 
 
-def static_reader(static: str, documents: dict):
+def static_reader(static: str, documents: dict, sources):
     """Page -> its static reading: :func:`mainentity.render.static.read_static`, or its rendering."""
     if static == "html":
         from mainentity.render.static import read_static  # noqa: PLC0415 - optional until merged
 
-        return lambda page: read_static(page, dump_files_for(page))
+        return lambda page: read_static(page, sources.for_page(page))
     return lambda page: documents[(page.site_id, page.path)].rendered
 
 
-def run_site(pages, model, static: str) -> None:
+def run_site(pages, model, static: str, sources) -> None:
     documents = {(d.page.site_id, d.page.path): d for _, d, _ in
-                 iter_documents(pages, needs_render=True, render=model.config.render) if d is not None}
+                 iter_documents(pages, needs_render=True, render=model.config.render, subresources=sources)
+                 if d is not None}
     n_failed = len(pages) - len(documents)
     pages = [p for p in pages if (p.site_id, p.path) in documents]
     always = model.recognizer.predict([documents[(p.site_id, p.path)] for p in pages])
     transfer = transfer_site(pages, lambda ps: [documents[(p.site_id, p.path)] for p in ps],
-                             model.recognizer.predict, static_reader(static, documents))
+                             model.recognizer.predict, static_reader(static, documents, sources))
     slot_keys = [(p.site_id, p.path) for p in pages if (p.site_id, p.path) not in transfer.rendered]
     by_key = {(p.site_id, p.path): p for p in transfer.predictions}
     always_by_key = {(p.site_id, p.path): p for p in always}
@@ -107,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--static", choices=("html", "rendered"), default="html" if has_static else "rendered")
     parser.add_argument("--max-pages", type=int, default=None, help="first N pages of each site only")
     args = parser.parse_args(argv)
-    model = load_model(None)
+    model = load_trained_model(None)
     for dataset in args.datasets:
         run_dataset(dataset, model, args.static, args.max_pages)
     return 0

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from mainentity.render import RenderSettings, render_pages
 from mainentity.render.static import Agreement, agreement, read_static
-from mainentity.sitedump import dump_files_for, read_site_dump
+from mainentity.sitedump import SubresourceSources, read_site_dump
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "datasets"
@@ -40,16 +40,18 @@ CORPORA = {
 
 
 def read_corpus(name: str, n_pages: int) -> list:
-    pages = []
-    for site_dir in CORPORA[name]:
-        pages.extend(read_site_dump(site_dir, max_pages=n_pages if name == "christianbook" else None).pages)
-    return pages
+    """The corpus's site dumps (the first ``n_pages`` pages of christianbook)."""
+    return [read_site_dump(site_dir, max_pages=n_pages if name == "christianbook" else None)
+            for site_dir in CORPORA[name]]
 
 
-def measure(pages: list, cache_dir: str) -> tuple[Agreement, list[float], int]:
-    """Summed agreement over the pages, static read times (ms) and the number of failed pages."""
-    rendered = {o.page.path + o.page.site_id: o.rendered for o in render_pages(pages, RenderSettings(), cache_dir)}
-    files = [dump_files_for(page) for page in pages]
+def measure(dumps: list, cache_dir: str) -> tuple[Agreement, list[float], int]:
+    """Summed agreement over the dumps' pages, static read times (ms) and the number of failed pages."""
+    sources = SubresourceSources.of_dumps(dumps)
+    pages = [page for dump in dumps for page in dump.pages]
+    rendered = {o.page.path + o.page.site_id: o.rendered
+                for o in render_pages(pages, RenderSettings(), cache_dir, subresources=sources)}
+    files = [sources.for_page(page) for page in pages]
     for page, source in zip(pages, files, strict=True):  # warm-up pass: imports, caches
         read_static(page, source)
     totals, times, n_failed = [0] * len(fields(Agreement)), [], 0
@@ -75,8 +77,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'corpus':<14}{'pages':>6}{'visible':>9}{'matched':>9}{'size':>8}{'bold':>8}{'level':>8}"
           f"{'precision':>10}{'hidden':>8}{'segments':>9}{'ms median':>10}{'ms mean':>9}")
     for name in args.corpus:
-        pages = read_corpus(name, args.n)
-        result, times, n_failed = measure(pages, cache_dir)
+        dumps = read_corpus(name, args.n)
+        pages = [page for dump in dumps for page in dump.pages]
+        result, times, n_failed = measure(dumps, cache_dir)
         matched = max(result.n_matched, 1)
         print(
             f"{name:<14}{len(pages):>6}{result.n_visible:>9}{result.n_matched / max(result.n_visible, 1):>9.4f}"

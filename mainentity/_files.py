@@ -7,6 +7,7 @@ the evaluation stack (pandas, scikit-learn) to do it.
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -24,8 +25,8 @@ def write_text_atomic(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file and ``os.replace``: readers never see half a file.
 
     The temporary file is flushed to disk (``fsync``) before the rename, so after a crash ``path`` holds
-    the old text or the new one, never an empty file. The file gets the usual permissions (0666 less
-    the umask), not ``tempfile``'s 0600.
+    the old text or the new one, never an empty file. A file that is replaced keeps its permission
+    bits; a new one gets the usual permissions (0666 less the umask), not ``tempfile``'s 0600.
 
     Parameters
     ----------
@@ -47,6 +48,10 @@ def write_text_atomic(path: Path, text: str) -> None:
     >>> target.read_text(encoding="utf-8")
     '# Notes\\n'
     """
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        mode = 0o666 & ~_UMASK
     with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.",
                                      suffix=".tmp", delete=False, newline="") as handle:
         tmp = Path(handle.name)
@@ -59,7 +64,7 @@ def write_text_atomic(path: Path, text: str) -> None:
             tmp.unlink(missing_ok=True)
             raise
     try:
-        os.chmod(tmp, 0o666 & ~_UMASK)
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from collections.abc import Sequence
 
@@ -22,6 +23,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
+    parser.add_argument("--chromium", metavar="PATH",
+                        help="the Chromium executable that renders pages (default: $MAINENTITY_CHROMIUM, else "
+                             "chromium on PATH, else /usr/bin/chromium); a config or a model never names it")
     commands = parser.add_subparsers(dest="command", required=True)
 
     train = commands.add_parser("train", help="train a model from a YAML config and evaluate its test split")
@@ -230,6 +234,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     # Dask logs every worker's start and stop at INFO: only its warnings, unless asked for debug messages
     logging.getLogger("distributed").setLevel(logging.DEBUG if args.verbose else logging.WARNING)
+    if args.chromium:
+        # through the environment, so that the browsers of cluster workers this command starts use it too
+        os.environ["MAINENTITY_CHROMIUM"] = args.chromium
     try:
         return run_command(args)
     except (ValueError, FileNotFoundError, ImportError) as error:

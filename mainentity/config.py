@@ -107,13 +107,18 @@ class RenderConfig:
 
     ``cache_dir`` is ``None`` for the per-user cache (:func:`default_cache_dir`), or a directory
     (relative to the working directory) that overrides it; :meth:`cache_path` gives the one in use.
+    A model directory's config may set none of it (:func:`model_config_from_dict`).
+
+    There is no key for the Chromium executable: a config (and so a model, whose config it becomes)
+    never chooses a program. The user names it (``mainentity --chromium PATH``, the environment
+    variable ``MAINENTITY_CHROMIUM``, else ``chromium`` on ``PATH``;
+    :func:`mainentity.render.browser.default_chromium`).
 
     ``policy`` (:data:`RENDER_POLICIES`): ``always`` renders every page; ``auto`` renders few: a sample
     of each template of a large site, and the pages whose HTML does not settle them
     (:mod:`mainentity.render_few`); ``predict --render`` overrides it.
     """
 
-    executable_path: str = "/usr/bin/chromium"
     javascript: bool = False
     timeout_s: float = 20.0
     concurrency: int = 4
@@ -305,6 +310,24 @@ def _validate(config: Config, source: str) -> None:
         raise ConfigError(f"{source}: 'render.timeout_s' must be > 0; got {config.render.timeout_s}")
 
 
+#: ``render`` keys a model directory's config may set: how pages are laid out and waited for, never a
+#: program or a path (a model is data).
+MODEL_RENDER_KEYS = ("javascript", "timeout_s", "concurrency", "retries", "subresources")
+
+#: Keys that older mainentity versions wrote into every config with these values; read as absent.
+_LEGACY_RENDER_VALUES = {"executable_path": "/usr/bin/chromium", "cache_dir": None}
+
+
+def _without_legacy_render_keys(raw: dict, keys: tuple[str, ...]) -> dict:
+    """``raw`` with those of ``keys`` dropped from its ``render`` section that hold their legacy value."""
+    render = raw.get("render")
+    if not isinstance(render, dict):
+        return raw
+    kept = {key: value for key, value in render.items()
+            if not (key in keys and value == _LEGACY_RENDER_VALUES[key])}
+    return {**raw, "render": kept}
+
+
 def config_from_dict(raw: dict, source: str = "<dict>") -> Config:
     """Build a :class:`Config` from a mapping (as read from YAML, ``defaults`` already merged).
 
@@ -324,9 +347,53 @@ def config_from_dict(raw: dict, source: str = "<dict>") -> Config:
     mainentity.config.ConfigError: <dict>: unknown key 'data.splitt'; valid keys here: anchor_url_pattern, \
 base_url, datasets, max_pages, max_pages_per_site, n_folds, split, test_datasets, train_fraction
     """
+    raw = _without_legacy_render_keys(raw, ("executable_path",))
+    render = raw.get("render")
+    if isinstance(render, dict) and "executable_path" in render:
+        raise ConfigError(
+            f"{source}: 'render.executable_path' is not a config key: a config (and a model) never chooses a "
+            "program; name Chromium with `mainentity --chromium PATH` or the environment variable "
+            "MAINENTITY_CHROMIUM"
+        )
     config = _build(Config, raw, "", source)
     _validate(config, source)
     return config
+
+
+def model_config_from_dict(raw: object, source: str = "<dict>") -> Config:
+    """Build the :class:`Config` of a model directory (its ``config.yaml``), which is data from anyone.
+
+    As :func:`config_from_dict`, and a model's ``render`` section may set only
+    :data:`MODEL_RENDER_KEYS`: a key that names a program or a path (the Chromium executable, the render
+    cache directory) is refused, whatever its value, except the values older versions wrote into every
+    model (``executable_path: /usr/bin/chromium``, ``cache_dir: null``), which are read as absent.
+
+    Raises
+    ------
+    ConfigError
+        If ``raw`` is not a mapping, or on a refused, unknown or invalid key (the message names it).
+
+    Examples
+    --------
+    >>> model_config_from_dict({"render": {"timeout_s": 5, "executable_path": "/usr/bin/chromium"}}).render.timeout_s
+    5.0
+    >>> model_config_from_dict({"render": {"executable_path": "./run-me.sh"}}, "m/config.yaml")
+    Traceback (most recent call last):
+    ...
+    mainentity.config.ConfigError: m/config.yaml: a model may not set 'render.executable_path' (a model is \
+data: the programs and paths a run uses are the user's); remove the key
+    """
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{source}: a config must be a YAML mapping; got {type(raw).__name__}")
+    raw = _without_legacy_render_keys(raw, tuple(_LEGACY_RENDER_VALUES))
+    render = raw.get("render")
+    refused = sorted(set(render) - set(MODEL_RENDER_KEYS)) if isinstance(render, dict) else []
+    if refused:
+        raise ConfigError(
+            f"{source}: a model may not set 'render.{refused[0]}' (a model is data: the programs and paths "
+            "a run uses are the user's); remove the key"
+        )
+    return config_from_dict(raw, source)
 
 
 def load_config(path: str | Path) -> Config:

@@ -38,7 +38,7 @@ from lxml import etree
 from w3lib.url import canonicalize_url
 
 from mainentity.records import Page
-from mainentity.text import collapse_whitespace
+from mainentity.text import MAX_ELEMENTS, collapse_whitespace, has_more_elements
 
 logger = logging.getLogger(__name__)
 
@@ -537,7 +537,12 @@ def _page_links(
     index: int, page: Page, may_target: _Prefilter, pattern: re.Pattern | None, pattern_keys: set, joined: dict
 ) -> list[_Link]:
     """The ``<a href>`` of a page that may name a page of the dump, resolved, with text and visibility:
-    those that pass ``may_target`` and those whose ``pattern`` key is in ``pattern_keys``."""
+    those that pass ``may_target`` and those whose ``pattern`` key is in ``pattern_keys``. A page over
+    :data:`mainentity.text.MAX_ELEMENTS` start tags is not parsed (none; its parse would keep hundreds of MB)."""
+    if has_more_elements(page.html):
+        logger.warning("no links read from page %s of site %s: over %d elements (start tags)", page.path,
+                       page.site_id, MAX_ELEMENTS)
+        return []
     try:
         root = lxml.html.document_fromstring(page.html.encode("utf-8", errors="replace"), parser=_HTML_PARSER)
     except (etree.ParserError, ValueError) as error:

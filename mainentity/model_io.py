@@ -169,24 +169,37 @@ def load_model_file(path: str | Path) -> dict:
     Raises
     ------
     ModelFormatError
-        If the file is not a model file or has another format version (see :func:`read_header`).
+        If the file is not a model file, has another format version (see :func:`read_header`), or a body
+        skops cannot read (a damaged or crafted schema: a missing key, no protocol); one line.
     UntrustedModelError
         If the file names a type that is not trusted; no object has been built then.
     """
     import skops.io as sio
 
     read_header(path)
-    untrusted = sio.get_untrusted_types(file=path)
+    try:
+        untrusted = sio.get_untrusted_types(file=path)
+    except Exception as error:  # noqa: BLE001 - any schema skops cannot read is a damaged or crafted file
+        raise ModelFormatError(f"{path}: {_damage(error)}; it was not loaded") from error
     refused = [name for name in untrusted if not is_trusted_type(name)]
     if refused:
         raise UntrustedModelError(
             f"{path} names types that are not trusted: {', '.join(refused)}; it was not loaded. A mainentity "
             "model holds arrays, builtins and scikit-learn/mainentity estimators only"
         )
-    state = sio.load(path, trusted=untrusted)
+    try:
+        state = sio.load(path, trusted=untrusted)
+    except Exception as error:  # noqa: BLE001 - only trusted types are built, so this is a malformed body
+        raise ModelFormatError(f"{path}: {_damage(error)}; it was not loaded") from error
     if not isinstance(state, dict):
         raise ModelFormatError(f"{path}: the model body is a {type(state).__name__}, not a dict")
     return state
+
+
+def _damage(error: Exception) -> str:
+    """One line saying why skops could not read a model file's body (a damaged or crafted schema)."""
+    detail = " ".join(str(error).split())[:200]
+    return f"the model body is damaged or not a mainentity model ({type(error).__name__}: {detail})"
 
 
 def is_trusted_type(name: str) -> bool:

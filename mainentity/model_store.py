@@ -23,7 +23,7 @@ from pathlib import Path
 import yaml
 
 from mainentity._files import write_text_atomic
-from mainentity.config import Config, config_from_dict, config_to_dict
+from mainentity.config import Config, ConfigError, config_to_dict, model_config_from_dict
 from mainentity.model_io import MODEL_FILE, ModelFormatError, load_model_file, save_model_file
 from mainentity.recognizers.base import Recognizer
 
@@ -173,11 +173,39 @@ def save_model(model: TrainedModel, directory: str | Path) -> Path:
     params = model.recognizer.get_params(deep=False)
     config = dataclasses.replace(model.config, model=dataclasses.replace(model.config.model, params=params))
     write_model_file(model, directory / MODEL_FILE)
-    write_text_atomic(directory / "config.yaml", yaml.safe_dump(config_to_dict(config), sort_keys=False))
+    write_text_atomic(directory / "config.yaml", yaml.safe_dump(portable_config(config), sort_keys=False))
     meta = model.directory / "meta.json" if model.directory is not None else None
     if meta is not None and meta.is_file() and meta.resolve() != (directory / "meta.json").resolve():
         write_text_atomic(directory / "meta.json", meta.read_text(encoding="utf-8"))
     return directory
+
+
+def _read_model_config(path: Path) -> Config:
+    """A model directory's ``config.yaml``, read as data (:func:`mainentity.config.model_config_from_dict`).
+
+    Raises
+    ------
+    ConfigError
+        If it is not YAML (a tag such as ``!!python/object`` included: safe YAML builds no object), or
+        sets a key a model may not set.
+    """
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as error:
+        reason = " ".join(str(error).split())
+        raise ConfigError(f"{path}: not a model config (refused, nothing was run): {reason}") from error
+    return model_config_from_dict(raw, str(path))
+
+
+def portable_config(config: Config) -> dict:
+    """The config as a model directory keeps it: without the user's render cache directory (a model
+    names no path; :func:`mainentity.config.model_config_from_dict` would refuse it).
+
+    >>> from mainentity.config import RenderConfig
+    >>> portable_config(Config(render=RenderConfig(cache_dir="/tmp/r")))["render"]["cache_dir"] is None
+    True
+    """
+    return config_to_dict(dataclasses.replace(config, render=dataclasses.replace(config.render, cache_dir=None)))
 
 
 def load_trained_model(model_dir: str | Path | None = None) -> TrainedModel:
@@ -195,6 +223,8 @@ def load_trained_model(model_dir: str | Path | None = None) -> TrainedModel:
         version; the message says what to do.
     mainentity.model_io.UntrustedModelError
         If the model file names a type that is not trusted.
+    mainentity.config.ConfigError
+        If ``config.yaml`` is not YAML or sets what a model may not set (a program or a path).
     """
     directory = resolve_model(model_dir)
     if not (directory / "config.yaml").is_file():
@@ -207,7 +237,7 @@ def load_trained_model(model_dir: str | Path | None = None) -> TrainedModel:
                 f"(writes {MODEL_FILE})"
             )
         raise FileNotFoundError(f"{directory} is not a model directory: {MODEL_FILE} is missing")
-    config = config_from_dict(yaml.safe_load((directory / "config.yaml").read_text(encoding="utf-8")))
+    config = _read_model_config(directory / "config.yaml")
     saved = load_model_file(directory / MODEL_FILE)
     return TrainedModel(
         directory, config, saved["recognizer"], saved["cleaners"], frozenset(saved.get("training_pages", ()))

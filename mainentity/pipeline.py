@@ -45,11 +45,11 @@ def error_prediction(page: Page, reason: str) -> Prediction:
 
 
 def render_settings(render: RenderConfig):
-    """The renderer's settings from the config's ``render`` section."""
+    """The renderer's settings from the config's ``render`` section; Chromium is the one the user's
+    environment names (:func:`mainentity.render.browser.default_chromium`), never the config's."""
     from mainentity.render.browser import RenderSettings
 
     return RenderSettings(
-        executable_path=render.executable_path,
         javascript=render.javascript,
         timeout_s=render.timeout_s,
         concurrency=render.concurrency,

@@ -24,7 +24,7 @@ import yaml
 
 from mainentity._files import write_text_atomic
 from mainentity._version import __version__
-from mainentity.config import CleaningConfig, Config, RenderConfig, config_to_dict
+from mainentity.config import CleaningConfig, Config, RenderConfig
 from mainentity.loading import (
     anchor_coverage_notes,
     data_summary,
@@ -39,6 +39,7 @@ from mainentity.model_store import (
     TrainedModel,
     load_static_model,
     load_trained_model,
+    portable_config,
     write_model_file,
 )
 from mainentity.pipeline import (
@@ -88,7 +89,7 @@ def train(config: Config) -> Path:
     _check_cleaning(config)
     run_dir = Path(config.output.runs_dir) / config.name
     run_dir.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(run_dir / "config.yaml", yaml.safe_dump(config_to_dict(config), sort_keys=False))
+    write_text_atomic(run_dir / "config.yaml", yaml.safe_dump(portable_config(config), sort_keys=False))
 
     if config.data.split == "site-folds":
         raise ValueError(f"config {config.name!r}: 'data.split: site-folds' trains one model per fold; it is for "

@@ -74,6 +74,12 @@ _MAX_CONTROL_FRACTION_OF_TEXT = 0.10
 #: Share of the other bytes that must be valid UTF-8 for that second threshold to apply.
 _MIN_DECODED_FRACTION = 0.95
 _BINARY_BYTES = bytes([*range(0x00, 0x09), 0x0B, *range(0x0E, 0x1B), *range(0x1C, 0x20)])
+#: Largest page file (or decoded WARC payload) read, in bytes: far above real pages (the largest page of
+#: the bundled datasets is under 2 MB); a larger file gets an error row and is never read into memory.
+MAX_PAGE_BYTES = 50 * 2**20
+_FILE_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+               (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+               (stat.S_ISSOCK, "a socket"))
 
 # WHATWG encoding labels whose decoder is a superset that Python names differently (the
 # Encoding Standard maps latin1/ascii to windows-1252, gb2312/gbk to gb18030, and a meta
@@ -353,6 +359,75 @@ def _checked(html: str, path: str) -> str:
     return html.replace("\x00", "\ufffd")
 
 
+def read_page_bytes(file: str | Path, max_bytes: int = MAX_PAGE_BYTES, *, prefix: bool = False) -> bytes:
+    """Read a page file that is a regular file of at most ``max_bytes`` bytes, without ever blocking.
+
+    The file is checked with ``stat`` first (symbolic links followed): a FIFO, a device, a socket or a
+    directory is never opened, and a file over the limit (a sparse file too) never read. It is then
+    opened non-blocking and checked again (it may have been replaced meanwhile), and at most
+    ``max_bytes + 1`` bytes are read (a file that grew past the limit is refused).
+
+    Parameters
+    ----------
+    file : str or Path
+    max_bytes : int, default :data:`MAX_PAGE_BYTES`
+        Largest size read, in bytes.
+    prefix : bool, default False
+        Return the first ``max_bytes`` bytes of a regular file whatever its size (to sniff it).
+
+    Returns
+    -------
+    data : bytes
+
+    Raises
+    ------
+    PageReadError
+        If the file is not a regular file (the message names what it is) or is larger than
+        ``max_bytes``; the message is the reason alone, without the file's name.
+    OSError
+        If it is missing or cannot be opened.
+
+    Examples
+    --------
+    >>> read_page_bytes("/dev/null")
+    Traceback (most recent call last):
+    ...
+    mainentity.sitedump.PageReadError: a character device, not a regular file: not read
+    """
+    status = os.stat(file)
+    _check_regular(status.st_mode, max_bytes, status.st_size, prefix)
+    descriptor = os.open(file, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    with os.fdopen(descriptor, "rb") as handle:
+        status = os.fstat(handle.fileno())
+        _check_regular(status.st_mode, max_bytes, status.st_size, prefix)
+        data = handle.read(max_bytes if prefix else max_bytes + 1)
+    _check_regular(status.st_mode, max_bytes, len(data), prefix)
+    return data
+
+
+def _check_regular(mode: int, max_bytes: int, size: int, prefix: bool) -> None:
+    for is_kind, kind in _FILE_KINDS:
+        if is_kind(mode):
+            raise PageReadError(f"{kind}, not a regular file: not read")
+    if not stat.S_ISREG(mode):
+        raise PageReadError("not a regular file: not read")
+    if size > max_bytes and not prefix:
+        raise PageReadError(f"{size} bytes, over the limit of {max_bytes} bytes: not read")
+
+
+def escaped_name(name: str) -> str:
+    """A file name as text that can always be written: bytes that are not UTF-8 (which Python keeps as
+    lone surrogates) become ``\\xNN`` escapes.
+
+    >>> escaped_name(os.fsdecode(b"caf\\xe9.html")), escaped_name("café.html")
+    ('caf\\\\xe9.html', 'café.html')
+    """
+    try:
+        return os.fsencode(name).decode("utf-8", errors="backslashreplace")
+    except UnicodeEncodeError:  # a surrogate no file system name gives (from JSON, say)
+        return name.encode("utf-8", errors="backslashreplace").decode("utf-8")
+
+
 def sniff_html(data: bytes) -> bool:
     """Whether bytes look like HTML (WHATWG MIME sniffing patterns, plus ``<base``/``<meta``/``<link``).
 
@@ -373,11 +448,13 @@ def sniff_html(data: bytes) -> bool:
 def find_page_files(site_dir: str | Path) -> list[Path]:
     """List the HTML files of a site dump, recursively.
 
-    Files ending in ``.html``, ``.htm`` or ``.xhtml`` (any case) count, and files without an extension
-    when :func:`sniff_html` accepts their first bytes. ``manifest.jsonl``, other extensions and hidden
-    files and directories (name starting with ``.``) are skipped. A symbolic link to a file that lies
-    outside the dump is listed when its name would be (without an extension: always, since it is not
-    opened to sniff), so that reading it gives an error row; symbolic links to directories are not
+    Files ending in ``.html``, ``.htm`` or ``.xhtml`` (any case) count, and regular files without an
+    extension when :func:`sniff_html` accepts their first 1024 bytes. A FIFO, device or socket with such
+    a name is listed too (reading it gives an error row; it is never opened here). ``manifest.jsonl``,
+    other extensions and hidden files and directories (name starting with ``.``) are skipped. A
+    symbolic link to a file that lies outside the dump is listed when its name would be (without an
+    extension: always, since it is not opened to sniff), so that reading it gives an error row;
+    symbolic links to directories are not
     walked.
 
     Parameters
@@ -411,14 +488,16 @@ def find_page_files(site_dir: str | Path) -> list[Path]:
             if file.is_symlink() and not file.is_dir():
                 found.append(file)
             continue
-        if not file.is_file():
+        if file.is_dir():
             continue
         if suffix in HTML_SUFFIXES:
             found.append(file)
-        else:
-            with open(file, "rb") as handle:
-                if sniff_html(handle.read(1024)):
-                    found.append(file)
+            continue
+        try:
+            if sniff_html(read_page_bytes(file, 1024, prefix=True)):
+                found.append(file)
+        except (OSError, PageReadError):  # not a regular file, or unreadable: not a page by its name
+            continue
     return sorted(found, key=lambda f: f.relative_to(site_dir).as_posix())
 
 
@@ -553,8 +632,9 @@ def outside_reason(file: Path, root: Path) -> str:
 def read_manifest(manifest: str | Path, site_id: str) -> tuple[list[dict], list[PageFailure]]:
     """Read a ``manifest.jsonl`` file: its valid entries in file order and its bad lines.
 
-    A line is valid when :func:`manifest_entry_problem` finds nothing wrong with it; blank lines are
-    ignored; every other line becomes a :class:`PageFailure` at ``manifest.jsonl:<line>``.
+    A line is valid when :func:`manifest_entry_problem` finds nothing wrong with it; its ``path`` is
+    then normalised (:func:`page_key`). Blank lines are ignored; every other line becomes a
+    :class:`PageFailure` at ``manifest.jsonl:<line>``.
 
     Parameters
     ----------
@@ -566,7 +646,7 @@ def read_manifest(manifest: str | Path, site_id: str) -> tuple[list[dict], list[
     Returns
     -------
     entries : list of dict
-        The decoded JSON objects, unknown fields kept.
+        The decoded JSON objects, unknown fields kept, ``path`` normalised.
     failures : list of PageFailure
 
     Raises
@@ -598,16 +678,27 @@ def read_manifest(manifest: str | Path, site_id: str) -> tuple[list[dict], list[
         where = f"{MANIFEST_NAME}:{lineno}"
         try:
             entry = json.loads(line)
-        except json.JSONDecodeError as error:
+        except (json.JSONDecodeError, RecursionError) as error:
             failures.append(PageFailure(site_id, where, f"invalid JSON: {error}"))
             continue
         problem = manifest_entry_problem(entry, seen)
         if problem:
             failures.append(PageFailure(site_id, where, problem))
             continue
+        entry = {**entry, "path": page_key(entry["path"])}
         seen.add(entry["path"])
         entries.append(entry)
     return entries, failures
+
+
+def page_key(path: str) -> str:
+    """The key a page path of a manifest is known by: ``./``, repeated and trailing ``/`` removed, so that
+    every spelling of one file is one page.
+
+    >>> [page_key(path) for path in ("./page.html", "page.html/", "p//a.html", "page.html")]
+    ['page.html', 'page.html', 'p/a.html', 'page.html']
+    """
+    return posixpath.normpath(path)
 
 
 def manifest_entry_problem(entry: object, seen: set[str]) -> str:
@@ -618,7 +709,8 @@ def manifest_entry_problem(entry: object, seen: set[str]) -> str:
     entry : object
         The decoded JSON of the line.
     seen : set of str
-        Paths of the valid entries before it (a path listed twice is an error).
+        :func:`page_key` of the paths of the valid entries before it (a page listed twice, under any
+        spelling of its path, is an error).
 
     Returns
     -------
@@ -628,6 +720,10 @@ def manifest_entry_problem(entry: object, seen: set[str]) -> str:
     --------
     >>> manifest_entry_problem({"path": "../x.html"}, set())
     "path '../x.html' leaves the site directory"
+    >>> manifest_entry_problem({"path": "./a.html"}, {"a.html"})
+    "path './a.html' listed twice"
+    >>> manifest_entry_problem({"path": "a.html", "url": "http://[::1"}, set())
+    "'url' 'http://[::1' is not a valid URL: Invalid IPv6 URL"
     >>> manifest_entry_problem({"path": "a.html", "main_entity": ["A"], "note": 1}, set())
     ''
     """
@@ -636,12 +732,29 @@ def manifest_entry_problem(entry: object, seen: set[str]) -> str:
     path = entry.get("path")
     if not isinstance(path, str) or not path:
         return "missing 'path'"
-    if path.startswith("/") or ".." in Path(path).parts:
+    try:
+        json.dumps(entry, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return f"the line holds text that is not valid Unicode (a lone surrogate): path {escaped_name(path)!r}"
+    if "\x00" in path:
+        return f"path {path!r} holds a NUL character"
+    if path.startswith("/") or ".." in path.split("/"):
         return f"path {path!r} leaves the site directory"
-    if path in seen:
+    if page_key(path) == ".":
+        return f"path {path!r} names the site directory, not a page"
+    if page_key(path) == MANIFEST_NAME:
+        return f"path {path!r} is the manifest itself, not a page"
+    if page_key(path) in seen:
         return f"path {path!r} listed twice"
-    if not isinstance(entry.get("url", ""), str):
+    url = entry.get("url", "")
+    if not isinstance(url, str):
         return "'url' is not a string"
+    try:
+        urlsplit(url).port  # noqa: B018 - parses the host and port, raising on a malformed one
+    except ValueError as error:
+        return f"'url' {url!r} is not a valid URL: {error}"
+    if "\x00" in url:
+        return f"'url' {url!r} holds a NUL character"
     labels = entry.get("main_entity", [])
     if not isinstance(labels, list) or not all(isinstance(label, str) for label in labels):
         return "'main_entity' is not a list of strings"
@@ -654,13 +767,17 @@ def read_site_dump(
     base_url: str | None = None,
     site_id: str | None = None,
     max_pages: int | None = None,
+    max_page_bytes: int = MAX_PAGE_BYTES,
 ) -> SiteDump:
     """Read the pages of one site dump.
 
     With a ``manifest.jsonl``, its pages in its order (a listed file that is missing or unreadable,
     or a malformed line, becomes a :class:`PageFailure`); without one, every file
-    :func:`find_page_files` finds. URLs as described in the module docstring; ``main_entity`` from the
-    manifest, else ``()``. Failures are also logged as warnings.
+    :func:`find_page_files` finds. Only regular files of at most ``max_page_bytes`` are read
+    (:func:`read_page_bytes`): a FIFO, a device, a socket, a larger file, or a file whose name is not
+    UTF-8 (named with ``\\xNN`` escapes, :func:`escaped_name`) becomes a :class:`PageFailure`. URLs
+    as described in the module docstring; ``main_entity`` from the manifest, else ``()``. Failures are
+    also logged as warnings.
 
     Parameters
     ----------
@@ -673,6 +790,8 @@ def read_site_dump(
         Site id of the pages; default the directory name.
     max_pages : int, optional
         Read only the first ``max_pages`` listed pages (failures among them count).
+    max_page_bytes : int, default :data:`MAX_PAGE_BYTES`
+        Largest page file read, in bytes.
 
     Returns
     -------
@@ -714,30 +833,32 @@ def read_site_dump(
             raise ValueError(f"site dump {str(site_dir)!r} has no {MANIFEST_NAME} and no HTML files")
     pages = []
     for entry in entries[:max_pages]:
-        relative = entry["path"]
-        file = site_dir / relative
-        reason = outside_reason(file, root)
-        if reason:
-            failures.append(PageFailure(site_id, relative, reason, entry.get("url", "")))
-            continue
-        try:
-            data = file.read_bytes()
-        except OSError as error:
-            failures.append(PageFailure(site_id, relative, f"cannot read: {error.strerror or error}",
-                                        entry.get("url", "")))
-            continue
-        try:
-            html = decode_html(data, relative)
-        except PageReadError as error:
-            failures.append(PageFailure(site_id, relative, str(error).removeprefix(f"{relative}: "),
-                                        entry.get("url", "")))
-            continue
-        url = entry.get("url") or page_url(html, relative, file, base_url)
-        labels = tuple(entry.get("main_entity", ()))
-        pages.append(Page(site_id=site_id, path=relative, url=url, html=html, main_entity=labels))
+        read = _read_entry(site_dir, entry, site_id, base_url, max_page_bytes)
+        (pages if isinstance(read, Page) else failures).append(read)
     for failure in failures:
         logger.warning("skipped page %s of site %s: %s", failure.path, failure.site_id, failure.reason)
     return SiteDump(site_id, site_dir, tuple(pages), tuple(failures))
+
+
+def _read_entry(site_dir: Path, entry: dict, site_id: str, base_url: str | None, max_bytes: int) -> Page | PageFailure:
+    """The page of one manifest entry (or listed file), or the failure saying why it cannot be read."""
+    relative, url = entry["path"], entry.get("url", "")
+    try:
+        relative.encode("utf-8")
+    except UnicodeEncodeError:
+        return PageFailure(site_id, escaped_name(relative), "file name is not UTF-8: not read", url)
+    file = site_dir / relative
+    reason = outside_reason(file, site_dir.resolve())
+    if reason:
+        return PageFailure(site_id, relative, reason, url)
+    try:
+        html = decode_html(read_page_bytes(file, max_bytes), relative)
+    except OSError as error:
+        return PageFailure(site_id, relative, f"cannot read: {error.strerror or error}", url)
+    except PageReadError as error:
+        return PageFailure(site_id, relative, str(error).removeprefix(f"{relative}: "), url)
+    url = url or page_url(html, relative, file, base_url)
+    return Page(site_id=site_id, path=relative, url=url, html=html, main_entity=tuple(entry.get("main_entity", ())))
 
 
 def is_input_directory(path: str | Path) -> bool:

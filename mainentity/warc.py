@@ -32,7 +32,11 @@ be decoded (binary, empty, an unknown content coding) becomes a :class:`~mainent
 of its host, with its URL. A truncated
 or corrupt file becomes a failure whose ``site_id`` is the file and whose ``path`` is
 ``@<byte offset>``; reading goes on at the next record start found after the damage (the next gzip
-member of a ``.warc.gz``, the next ``WARC/1.`` line of a ``.warc``), then with the next file.
+member of a ``.warc.gz``, the next ``WARC/1.`` line of a ``.warc``), then with the next file. A record
+whose content cannot be taken (a malformed ``WARC-Target-URI``, say) is a failure of the same kind at
+its own offset, and the next record is read as usual. A page payload over
+:data:`mainentity.sitedump.MAX_PAGE_BYTES`, recorded or once decoded, is a failure of its host: it is
+never read or decompressed past that limit (a decompression bomb costs no more memory than a large page).
 
 Labels for evaluation come from a ``manifest.jsonl`` in the folder of the WARC files: lines with
 ``url`` and ``main_entity`` (the site dump format of ``datasets/README.md``, matched by URL).
@@ -63,12 +67,14 @@ from mainentity.records import Page
 from mainentity.sitedump import (
     HTML_SUFFIXES,
     MANIFEST_NAME,
+    MAX_PAGE_BYTES,
     DumpFile,
     FileMemo,
     PageFailure,
     PageReadError,
     SiteDump,
     decode_html,
+    read_page_bytes,
     sniff_html,
 )
 
@@ -97,6 +103,8 @@ _GZIP_MAGIC = b"\x1f\x8b\x08"
 _WARC_MAGIC = b"WARC/1."
 _CONTENT_LENGTH = re.compile(rb"^content-length:\s*(\d+)", re.I | re.M)
 _SEARCH_CHUNK = 1 << 20
+#: Bytes of an undecodable payload kept to sniff whether it is a page.
+_PRESCAN_HEAD = 1024
 
 
 @dataclass
@@ -370,7 +378,9 @@ def _payload(record: SubresourceRecord) -> bytes:
         uri = found.rec_headers.get_header("WARC-Target-URI", "") if found is not None else ""
         if found is None or found.rec_type != "response" or found.http_headers is None or uri != record.url:
             raise ValueError(f"no response record of {record.url} at byte {record.offset}")
-        raw = found.raw_stream.read()
+        raw = found.raw_stream.read(MAX_PAGE_BYTES + 1)
+        if len(raw) > MAX_PAGE_BYTES:
+            raise ValueError(f"payload over the limit of {MAX_PAGE_BYTES} bytes: not read")
         if getattr(found.raw_stream, "limit", 0):
             raise ValueError(f"record truncated ({found.raw_stream.limit} bytes missing)")
         headers = found.http_headers
@@ -378,7 +388,9 @@ def _payload(record: SubresourceRecord) -> bytes:
                                    headers.get_header("Transfer-Encoding") or "")
 
 
-def decode_http_payload(raw: bytes, content_encoding: str = "", transfer_encoding: str = "") -> bytes:
+def decode_http_payload(
+    raw: bytes, content_encoding: str = "", transfer_encoding: str = "", max_bytes: int = MAX_PAGE_BYTES
+) -> bytes:
     """An HTTP payload as a browser receives it: the chunked transfer coding and a ``gzip``, ``deflate``
     or ``br`` content coding removed.
 
@@ -394,6 +406,8 @@ def decode_http_payload(raw: bytes, content_encoding: str = "", transfer_encodin
         The HTTP payload as recorded (after the HTTP headers).
     content_encoding, transfer_encoding : str
         The response's ``Content-Encoding`` and ``Transfer-Encoding`` headers (empty when absent).
+    max_bytes : int, default :data:`mainentity.sitedump.MAX_PAGE_BYTES`
+        Largest payload returned, in bytes: decompression stops past it (a decompression bomb).
 
     Returns
     -------
@@ -402,7 +416,8 @@ def decode_http_payload(raw: bytes, content_encoding: str = "", transfer_encodin
     Raises
     ------
     ValueError
-        If the content coding is none of these, or the payload is not valid in it.
+        If the content coding is none of these, the payload is not valid in it, or it is larger than
+        ``max_bytes`` once decoded.
     ImportError
         If warcio is not installed (``pip install -e '.[crawl]'``).
 
@@ -412,6 +427,10 @@ def decode_http_payload(raw: bytes, content_encoding: str = "", transfer_encodin
     >>> body = gzip.compress(b"<h1>Hi</h1>")
     >>> decode_http_payload(b"%x\\r\\n%s\\r\\n0\\r\\n\\r\\n" % (len(body), body), "gzip", "chunked")
     b'<h1>Hi</h1>'
+    >>> decode_http_payload(gzip.compress(bytes(10_000)), "gzip", max_bytes=1000)
+    Traceback (most recent call last):
+    ...
+    ValueError: payload over the limit of 1000 bytes once decoded (content coding 'gzip'): not read
     """
     try:
         from warcio.bufferedreaders import BufferedReader, ChunkedDataReader
@@ -427,10 +446,15 @@ def decode_http_payload(raw: bytes, content_encoding: str = "", transfer_encodin
         if coding == "br":
             import brotli  # a dependency of FastWARC
 
-            return brotli.decompress(raw)
-        return BufferedReader(io.BytesIO(raw), decomp_type=coding).read() if coding else raw
+            payload = brotli.Decompressor().process(raw, output_buffer_limit=max_bytes + 1)
+        else:
+            payload = BufferedReader(io.BytesIO(raw), decomp_type=coding).read(max_bytes + 1) if coding else raw
     except Exception as error:  # noqa: BLE001 - zlib.error, brotli.error: the codings' own errors
         raise ValueError(f"payload not valid in its content coding {coding!r}: {error}") from error
+    if len(payload) > max_bytes:
+        raise ValueError(f"payload over the limit of {max_bytes} bytes once decoded (content coding {coding!r}): "
+                         "not read")
+    return payload
 
 
 def is_warc_file(path: str | Path) -> bool:
@@ -581,20 +605,34 @@ def read_warcs(
 
 
 def _labels_beside(files: Iterable[Path]) -> dict[str, tuple[str, ...]]:
-    """``url -> main_entity`` from the ``manifest.jsonl`` files in the folders of the WARC files."""
+    """``url -> main_entity`` from the ``manifest.jsonl`` files in the folders of the WARC files. Labels
+    are optional (``predict`` needs none): a manifest that cannot be read (not a regular file, over
+    4 x :data:`mainentity.sitedump.MAX_PAGE_BYTES`), and each line that is not an object with a string
+    ``url`` and a list of string labels (bytes that are not UTF-8 included), is logged (WARNING) and skipped."""
     labels: dict[str, tuple[str, ...]] = {}
     for folder in dict.fromkeys(file.parent for file in files):
         manifest = folder / MANIFEST_NAME
-        if not manifest.is_file():
+        try:
+            text = read_page_bytes(manifest, 4 * MAX_PAGE_BYTES).decode("utf-8", errors="replace")
+        except FileNotFoundError:
             continue
-        for number, line in enumerate(manifest.read_text(encoding="utf-8").splitlines(), 1):
+        except (OSError, PageReadError) as error:
+            logger.warning("%s: labels not read: %s", manifest, error)
+            continue
+        for number, line in enumerate(text.splitlines(), 1):
             if not line.strip():
                 continue
             try:
                 entry = json.loads(line)
-                labels[entry["url"]] = tuple(entry.get("main_entity", ()))
-            except (ValueError, KeyError, TypeError) as error:
-                logger.warning("%s line %d skipped: %s", manifest, number, error)
+            except (ValueError, RecursionError) as error:
+                entry = error
+            found = entry.get("main_entity", []) if isinstance(entry, dict) else None
+            if not (isinstance(found, list) and all(isinstance(label, str) for label in found)
+                    and isinstance(entry.get("url"), str)):
+                logger.warning("%s line %d skipped: not an object with a 'url' string and 'main_entity' strings"
+                               "%s", manifest, number, f" ({entry})" if isinstance(entry, Exception) else "")
+                continue
+            labels[entry["url"]] = tuple(found)
     return labels
 
 
@@ -635,7 +673,12 @@ def iter_warc(
                 for record in ArchiveIterator(stream, parse_http=True):
                     offset = record.stream_pos  # FastWARC counts from the file's start, even after a seek
                     counts_before = WarcCounts(**vars(counts))
-                    item = _record_item(record, WarcRecordType, counts, file, offset)
+                    try:
+                        item = _record_item(record, WarcRecordType, counts, file, offset)
+                    except Exception as exc:  # noqa: BLE001 - one record's content is one failure, at its offset
+                        vars(counts).update(vars(counts_before))
+                        counts.n_damaged += 1
+                        item = PageFailure(str(file), f"@{offset}", f"unreadable WARC record at byte {offset}: {exc}")
                     if damage is not None:  # a whole record after the damage: report it once
                         yield _damage_failure(file, damage, resumed_at=start)
                         damage = None
@@ -687,20 +730,26 @@ def _record_item(
         return None
     content_type = (record.http_content_type or "").lower()
     url = record.headers.get("WARC-Target-URI", "")
+    try:
+        urlsplit(url).port  # noqa: B018 - parses the host and port, raising on a malformed one
+    except ValueError as error:
+        raise ValueError(f"malformed WARC-Target-URI {url!r}: {error}") from None
     if content_type not in HTML_TYPES and content_type not in UNKNOWN_TYPES:  # no payload to read
         return _subresource_item(record, counts, file, offset, url)
-    raw = record.reader.read()
+    raw = record.reader.read(MAX_PAGE_BYTES + 1)
     try:
+        if len(raw) > MAX_PAGE_BYTES:
+            raise ValueError(f"payload over the limit of {MAX_PAGE_BYTES} bytes: not read")
         payload, undecodable = decode_http_payload(raw, record.http_headers.get("Content-Encoding") or "",
                                                    record.http_headers.get("Transfer-Encoding") or ""), None
     except ValueError as error:
-        payload, undecodable = raw, error
+        payload, undecodable = raw[:_PRESCAN_HEAD], error
     if content_type not in HTML_TYPES and not sniff_html(payload):
         return _subresource_item(record, counts, file, offset, url)
     record_id = record.record_id or f"{file.name}@{offset}"
     counts.n_pages += 1
     site_id = site_of(url)
-    if record.reader.tell() < record.content_length:
+    if undecodable is None and record.reader.tell() < record.content_length:
         return PageFailure(site_id, record_id, f"{file}@{offset}: record truncated "
                            f"({record.reader.tell()} of {record.content_length} bytes)", url)
     if undecodable is not None:

@@ -184,3 +184,70 @@ def test_the_command_serves_until_ctrl_c_and_keeps_every_label(dump):
         server.kill()
         server.wait()
     assert json.loads((dump / "manifest.jsonl").read_text().splitlines()[4])["main_entity"] == ["Item 3"]
+
+
+def _raw_post(url, head_lines, chunks=()):
+    """Status of a POST to ``api/labels`` with the given header lines and body chunks, read within 30 s
+    (a hang guard: a server that waited for a body never sent would time out, not pass)."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+    try:
+        connection.putrequest("POST", "/api/labels", skip_accept_encoding=True)
+        for name, value in head_lines:
+            connection.putheader(name, value)
+        connection.endheaders()
+        for chunk in chunks:
+            connection.send(chunk)
+        response = connection.getresponse()
+        return response.status, json.loads(response.read())
+    finally:
+        connection.close()
+
+
+def test_a_huge_body_is_refused_before_it_is_read(dump):
+    with running_app(AnnotationSession(dump)) as url:
+        # 1.5 GB announced, 1 KB sent: the answer comes from the Content-Length alone
+        status, body = _raw_post(url, [("Content-Type", "application/json"), ("Content-Length", str(3 * 2**29))],
+                                 [b"[" * 1024])
+        assert status == 413 and "over 65536 bytes" in body["error"]
+        # chunked, no length: refused once the bytes received pass the limit
+        chunk = b"[" * 50_000
+        framed = b"%x\r\n%s\r\n" % (len(chunk), chunk)
+        status, body = _raw_post(url, [("Content-Type", "application/json"), ("Transfer-Encoding", "chunked")],
+                                 [framed, framed, b"0\r\n\r\n"])
+        assert status == 413
+        assert label(url, "p/0.html", ["Item 0"])[0] == 200  # the app still answers
+
+
+def test_malformed_json_of_any_shape_is_a_400(dump):
+    with running_app(AnnotationSession(dump)) as url:
+        deep = b"[" * 30_000 + b"]" * 30_000  # deeper than the JSON parser's recursion limit
+        status, body = _raw_post(url, [("Content-Type", "application/json"), ("Content-Length", str(len(deep)))],
+                                 [deep])
+        assert (status, body["error"]) == (400, "the body is not JSON")
+        status, body = _raw_post(url, [("Content-Type", "application/json"), ("Content-Length", "4")], [b"null"])
+        assert status == 400
+        for bad in ([1, 2], "p/0.html", {"path": "p/0.html", "version": FRESH, "main_entity": 5},
+                    {"path": "p/0.html", "version": FRESH, "main_entity": {"a": "b"}},
+                    {"path": "p/0.html", "version": 3, "main_entity": []},
+                    {"path": ["p/0.html"], "version": FRESH, "main_entity": []},
+                    {"path": "p/0.html", "version": FRESH, "main_entity": [["nested"]]}):
+            status, body = request(url + "api/labels", "POST", bad)
+            assert status == 400 and body["error"], bad
+        assert not (dump / "manifest.jsonl").exists()
+
+
+def test_a_broken_lock_file_is_a_clear_error_and_leftovers_go_at_the_next_start(dump):
+    (dump / ".manifest.jsonl.lock").symlink_to(".manifest.jsonl.lock")  # a symbolic link loop
+    with running_app(AnnotationSession(dump)) as url:
+        status, body = label(url, "p/0.html", ["Item 0"])
+        assert status == 500 and "the lock file is a symbolic link; remove it" in body["error"]
+        assert ".manifest.jsonl.lock" in body["error"]
+    (dump / ".manifest.jsonl.lock").unlink()
+    (dump / ".manifest.jsonl.kill3d.tmp").write_text("half a manifest")  # what a SIGKILL mid-write leaves
+    with running_app(AnnotationSession(dump)) as url:
+        assert not (dump / ".manifest.jsonl.kill3d.tmp").exists()
+        assert label(url, "p/0.html", ["Item 0"])[0] == 200

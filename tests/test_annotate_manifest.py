@@ -24,7 +24,7 @@ from mainentity.annotate.manifest import (  # noqa: E402
     ManifestLabels,
     clean_labels,
 )
-from mainentity.sitedump import read_site_dump  # noqa: E402
+from mainentity.sitedump import PageReadError, read_site_dump  # noqa: E402
 
 FRESH = LabelState().version
 
@@ -215,3 +215,69 @@ def test_sigkill_mid_write_leaves_a_whole_manifest(tmp_path):
 def test_versions_name_states():
     assert LabelState(("A", "B")).version != LabelState(("B", "A")).version
     assert LabelState().version == FRESH and len(FRESH) == 16
+
+
+def test_a_lock_file_that_is_a_link_is_refused_and_never_followed(tmp_path):
+    from mainentity.annotate.manifest import LockFileError
+
+    dump = make_dump(tmp_path / "dump")
+    precious = tmp_path / "precious.txt"
+    precious.write_text("keep me")
+    (dump / LOCK_NAME).symlink_to(precious)
+    with pytest.raises(LockFileError, match="the lock file is a symbolic link"):
+        ManifestLabels(dump).write("p0.html", ["Item 0"], False, FRESH)
+    assert precious.read_text() == "keep me" and not (dump / "manifest.jsonl").exists()
+    (dump / LOCK_NAME).unlink()
+    (dump / LOCK_NAME).symlink_to(LOCK_NAME)  # a loop
+    with pytest.raises(LockFileError, match="symbolic link"):
+        ManifestLabels(dump).remove_temporary_files()
+
+
+def test_the_manifest_keeps_its_mode(tmp_path):
+    dump = make_dump(tmp_path / "dump")
+    labels = ManifestLabels(dump)
+    labels.write("p0.html", ["Item 0"], False, FRESH)
+    os.chmod(dump / "manifest.jsonl", 0o640)
+    labels.write("p1.html", ["Item 1"], False, FRESH)
+    assert oct(os.stat(dump / "manifest.jsonl").st_mode & 0o777) == oct(0o640)
+
+
+def test_temporary_files_of_a_killed_writer_are_removed_and_only_they(tmp_path):
+    dump = make_dump(tmp_path / "dump")
+    for name in (".manifest.jsonl.a1b2.tmp", ".manifest.jsonl.zz.tmp"):
+        (dump / name).write_text("{")
+    (dump / "notes.tmp").write_text("mine")
+    assert ManifestLabels(dump).remove_temporary_files() == [".manifest.jsonl.a1b2.tmp", ".manifest.jsonl.zz.tmp"]
+    assert sorted(os.listdir(dump)) == [LOCK_NAME, "notes.tmp", "p0.html", "p1.html", "p2.html"]
+
+
+def test_every_spelling_of_a_path_is_one_page(tmp_path):
+    dump = make_dump(tmp_path / "dump")
+    lines = [{"path": "./p0.html", "main_entity": ["Item 0"]}, {"path": "p0.html/", "main_entity": ["Other"]},
+             {"path": "p0.html", "main_entity": ["Third"]}, {"path": "manifest.jsonl"}]
+    (dump / "manifest.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    labels = ManifestLabels(dump)
+    assert labels.read() == {"p0.html": LabelState(("Item 0",))}
+    labels.write("p0.html", ["Item Zero"], False, LabelState(("Item 0",)).version)
+    first = json.loads((dump / "manifest.jsonl").read_text().splitlines()[0])
+    assert first == {"path": "./p0.html", "main_entity": ["Item Zero"]}  # the line changed, its spelling kept
+    assert [page.path for page in read_site_dump(dump).pages] == ["p0.html"]
+
+
+def test_a_manifest_that_is_a_fifo_is_refused_not_waited_on(tmp_path):
+    dump = make_dump(tmp_path / "dump")
+    os.mkfifo(dump / "manifest.jsonl")
+    errors = []
+
+    def write():
+        try:
+            ManifestLabels(dump).write("p0.html", ["Item 0"], False, FRESH)
+        except PageReadError as error:
+            errors.append(str(error))
+
+    thread = threading.Thread(target=write, daemon=True)
+    thread.start()
+    thread.join(120)  # a hang guard: the write returns at once
+    if thread.is_alive():
+        os.close(os.open(dump / "manifest.jsonl", os.O_WRONLY | os.O_NONBLOCK))  # unblock the reader
+    assert errors == ["a FIFO (named pipe), not a regular file: not read"]

@@ -145,12 +145,9 @@ def test_save_writes_a_model_directory_that_loads_with_the_changed_parameters(tm
 
 @pytest.fixture(scope="module")
 def general_dir(tmp_path_factory, render_cache_dir) -> Path:
-    """A copy of the general model whose config renders into the session's render cache (for the CLI)."""
+    """A copy of the general model (it renders into the session's per-user render cache, as the CLI does)."""
     directory = tmp_path_factory.mktemp("model") / "general"
     shutil.copytree(load_model().directory, directory)
-    config = yaml.safe_load((directory / "config.yaml").read_text(encoding="utf-8"))
-    config["render"]["cache_dir"] = str(render_cache_dir)
-    (directory / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
     return directory
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import shutil
@@ -12,13 +11,11 @@ import time
 from collections import Counter
 
 import pytest
-import yaml
-from conftest import REPO
+from conftest import REPO, use_render_cache
 from test_warc import make_sample_warc
 
 from mainentity import runs, scaleout
 from mainentity.cli import main
-from mainentity.config import config_to_dict, load_config
 from mainentity.distributed import DaskSites
 from mainentity.loading import load_pages
 from mainentity.model_store import load_trained_model
@@ -31,13 +28,10 @@ from mainentity.runs import predict
 pytestmark = pytest.mark.browser
 
 
-def model_with_cache(tmp_path, cache_dir):
-    """A copy of the shipped general model whose render cache is ``cache_dir``."""
+def general_model_copy(tmp_path):
+    """A copy of the shipped general model (its render cache is the per-user one: see conftest)."""
     model_dir = tmp_path / "general"
     shutil.copytree(REPO / "mainentity" / "pretrained" / "general", model_dir)
-    config = load_config(model_dir / "config.yaml")
-    config = dataclasses.replace(config, render=dataclasses.replace(config.render, cache_dir=str(cache_dir)))
-    (model_dir / "config.yaml").write_text(yaml.safe_dump(config_to_dict(config)), encoding="utf-8")
     return model_dir
 
 
@@ -56,7 +50,7 @@ def inputs(tmp_path_factory):
 
 
 def test_a_local_cluster_writes_the_rows_of_the_in_process_run(tmp_path, inputs, render_cache_dir, capsys):
-    model_dir = model_with_cache(tmp_path, render_cache_dir)
+    model_dir = general_model_copy(tmp_path)
     in_process, on_cluster = tmp_path / "in-process.jsonl", tmp_path / "cluster.jsonl"
     assert predict(model_dir, inputs, in_process) == 86
     with DaskSites(workers=2) as cluster:
@@ -76,11 +70,12 @@ def renderers_started() -> list[bool]:
     return [renderer.running for renderer in cache._HELD.values()]
 
 
-def test_a_killed_worker_loses_no_site_and_writes_no_row_twice(tmp_path, inputs, render_cache_dir):
+def test_a_killed_worker_loses_no_site_and_writes_no_row_twice(tmp_path, inputs, user_cache_home, monkeypatch):
     """On an existing scheduler (as --scheduler), one worker process is killed while it renders a site."""
     from distributed import LocalCluster
 
-    model_dir = model_with_cache(tmp_path, tmp_path / "cold-cache")  # rendering makes the tasks last seconds
+    use_render_cache(monkeypatch, tmp_path / "cold-cache")  # rendering makes the tasks last seconds
+    model_dir = general_model_copy(tmp_path)
     out = tmp_path / "cluster.jsonl"
     with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0") as local, \
             DaskSites(scheduler=local.scheduler_address) as cluster:
@@ -106,7 +101,8 @@ def test_a_killed_worker_loses_no_site_and_writes_no_row_twice(tmp_path, inputs,
     rows = rows_of(out)
     assert len(rows) == 86 and not any(row["error"] for row in rows.values())
     reference = tmp_path / "in-process.jsonl"
-    predict(model_with_cache(tmp_path / "ref", render_cache_dir), inputs, reference)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(user_cache_home))  # the session's warm cache
+    predict(model_dir, inputs, reference)
     assert rows == rows_of(reference)
 
 
@@ -133,7 +129,7 @@ def test_large_sites_are_sharded_after_their_cleaner_is_fitted_once(tmp_path, in
 def test_a_site_level_model_shards_large_sites_after_counting_their_statistics_once(
         tmp_path, inputs, render_cache_dir, monkeypatch):
     """The general model with shards of 3 pages: each large site's statistics once, then 14 shards each."""
-    model_dir = model_with_cache(tmp_path, render_cache_dir)
+    model_dir = general_model_copy(tmp_path)
     monkeypatch.setattr(scaleout, "SHARD_PAGES", 3)
     in_process, on_cluster = tmp_path / "in-process.jsonl", tmp_path / "cluster.jsonl"
     assert predict(model_dir, inputs, in_process) == 86
@@ -166,7 +162,7 @@ class InProcessCluster:
 
 def test_a_site_whose_shards_fail_is_predicted_whole_as_in_process(tmp_path, inputs, render_cache_dir, monkeypatch):
     """Statistics are counted once per large site; a site whose shard raises is predicted by one whole task."""
-    model = load_trained_model(model_with_cache(tmp_path, render_cache_dir))
+    model = load_trained_model(general_model_copy(tmp_path))
     loaded = load_pages(inputs)
     pages = loaded.pages
     reference = {(p.site_id, p.path): p for p in predict_pages(model, pages, subresources=loaded.subresources)}
@@ -206,7 +202,8 @@ def test_a_large_site_missing_from_the_render_cache_is_rendered_in_shards_before
         tmp_path, inputs, monkeypatch):
     """Cold cache: the shards of each large site render in parallel tasks first, so the statistics task,
     which reads the whole site, does not render it alone; warm cache: no render task."""
-    model = load_trained_model(model_with_cache(tmp_path, tmp_path / "empty-cache"))
+    use_render_cache(monkeypatch, tmp_path / "empty-cache")
+    model = load_trained_model(None)
     loaded = load_pages(inputs)
     pages = loaded.pages
     monkeypatch.setattr(scaleout, "SHARD_PAGES", 20)

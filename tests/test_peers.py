@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
+import math
 import os
 import shutil
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -194,14 +196,36 @@ def test_newspaper4k_exception_is_an_error_prediction(monkeypatch):
     assert predictions[1].main_entity == "Blue Widget 3000"
 
 
+def _seconds(function) -> float:
+    started = time.perf_counter()
+    function()
+    return time.perf_counter() - started
+
+
+def _heavy_page(n_divs: int) -> str:
+    return "<html><head><title>Heavy</title></head><body>" + "<div><p>word, word.</p></div>" * n_divs
+
+
 def test_mozilla_readability_page_timeout_restarts_node():
-    """A page Readability cannot finish in time gets an error; a new node process answers the next page."""
+    """A page Readability cannot finish in time gets an error; a new node process answers the next page.
+
+    Nothing depends on the machine's load: the timeout is 3 times what a fresh node process takes here,
+    now, to start and answer the light page (so the light page always makes it), and the heavy page is
+    made 3 times the timeout long by the cost of a page of 1000 blocks measured just before
+    (Readability's time grows at least linearly with the page; the heavy page is cut at the timeout, so
+    its size costs nothing).
+    """
     _require_peer("mozilla-readability")
-    heavy = "<html><head><title>Heavy</title></head><body>" + "<div><p>word, word.</p></div>" * 40000
-    predictions = MozillaReadabilityRecognizer(timeout=2.0).predict(
-        [_doc(heavy), _doc(PRODUCT_HTML, path="pages/2.html")])
+    roomy = MozillaReadabilityRecognizer(timeout=600.0)
+    light_s = _seconds(lambda: roomy.predict([_doc(PRODUCT_HTML)]))
+    timeout = max(2.0, 3 * light_s)
+    n_divs = 1000
+    per_n_divs_s = max(_seconds(lambda: roomy.predict([_doc(_heavy_page(n_divs))])) - light_s, 0.01)
+    n_divs = min(n_divs * math.ceil(3 * timeout / per_n_divs_s), 100 * n_divs)  # at most 3 MB
+    predictions = MozillaReadabilityRecognizer(timeout=timeout).predict(
+        [_doc(_heavy_page(n_divs)), _doc(PRODUCT_HTML, path="pages/2.html")])
     assert predictions[0].error == ("mozilla-readability failed on page shop.example.com/pages/1.html: "
-                                    "no answer within 2 s")
+                                    f"no answer within {timeout:g} s")
     assert predictions[1].main_entity == "Blue Widget 3000" and predictions[1].error == ""
 
 
@@ -319,9 +343,10 @@ def test_missing_python_peer_raises_with_install_command(name, monkeypatch):
         recognizer.predict([_doc(PRODUCT_HTML)])
 
 
-def test_missing_node_raises_with_install_command():
-    recognizer = MozillaReadabilityRecognizer(node="no-such-node-binary")
-    with pytest.raises(PeerUnavailableError, match="'no-such-node-binary' is not on PATH"):
+def test_missing_node_raises_with_install_command(monkeypatch):
+    monkeypatch.setenv("MAINENTITY_NODE", "no-such-node-binary")
+    recognizer = MozillaReadabilityRecognizer()
+    with pytest.raises(PeerUnavailableError, match="'no-such-node-binary' is not found"):
         recognizer.fit([])
     assert recognizer.version() == "@mozilla/readability not installed"
 
@@ -370,8 +395,9 @@ def test_mozilla_version_names_the_npm_packages():
                               f"jsdom {manifest['dependencies']['jsdom']}, node v")
 
 
-def test_node_that_cannot_run_the_script_raises_with_its_error():
+def test_node_that_cannot_run_the_script_raises_with_its_error(monkeypatch):
     """A broken interpreter is no page's fault: predict raises, quoting what the process printed."""
     _require_peer("mozilla-readability")
+    monkeypatch.setenv("MAINENTITY_NODE", sys.executable)  # the user's environment names the program
     with pytest.raises(RuntimeError, match="could not start extract_titles.js: .*SyntaxError"):
-        MozillaReadabilityRecognizer(node=sys.executable).predict([_doc(PRODUCT_HTML)])
+        MozillaReadabilityRecognizer().predict([_doc(PRODUCT_HTML)])

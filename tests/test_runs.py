@@ -9,11 +9,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-import yaml
 from conftest import REPO, SAMPLE_SHOP
 
 from mainentity.cli import main
-from mainentity.config import config_to_dict, load_config
+from mainentity.config import load_config
 from mainentity.evaluation.metrics import rouge1
 from mainentity.loading import load_pages
 from mainentity.pipeline import iter_documents
@@ -48,11 +47,11 @@ def test_bad_arguments_exit_with_status_2(tmp_path, caplog):
         ({"model": {"name": "msrbnf"}}, "section 'model': unknown model name 'msrbnf'"),
     ],
 )
-def test_a_bad_model_or_cleaning_fails_before_any_page_is_rendered(tmp_path, section, message):
+def test_a_bad_model_or_cleaning_fails_before_any_page_is_rendered(tmp_path, monkeypatch, section, message):
+    monkeypatch.setenv("MAINENTITY_CHROMIUM", str(tmp_path / "no-chromium"))  # rendering would fail
     config = quick_config(REPO / "configs" / "sample-msrbfn.yaml", tmp_path, tmp_path / "cache")
     config = dataclasses.replace(
         config,
-        render=dataclasses.replace(config.render, executable_path=str(tmp_path / "no-chromium")),
         **{key: dataclasses.replace(getattr(config, key), **value) for key, value in section.items()},
     )
     with pytest.raises(ValueError, match=message):
@@ -167,9 +166,6 @@ def test_resuming_a_site_level_model_gives_the_rows_of_an_uninterrupted_run(tmp_
     model = load_trained_model(None)
     model_dir = tmp_path / "general"
     shutil.copytree(model.directory, model_dir)
-    config = load_config(model_dir / "config.yaml")
-    config = dataclasses.replace(config, render=dataclasses.replace(config.render, cache_dir=str(render_cache_dir)))
-    (model_dir / "config.yaml").write_text(yaml.safe_dump(config_to_dict(config)), encoding="utf-8")
     out = tmp_path / "rows.jsonl"
     assert predict(model_dir, SAMPLE_SHOP, out) == 42
     rows = out.read_text(encoding="utf-8").splitlines()

@@ -16,7 +16,7 @@ from conftest import SAMPLE_SHOP
 
 from mainentity.pipeline import iter_documents
 from mainentity.records import Document, Page, Prediction, RenderedPage, TextBlock
-from mainentity.sitedump import dump_files_for, read_site_dump
+from mainentity.sitedump import SubresourceSources, read_site_dump
 from mainentity.slot_transfer.locators import SlotLocator, apply_locator, fit_locators, locate
 from mainentity.slot_transfer.site import transfer_site
 from mainentity.slot_transfer.templates import choose_sample, cluster_templates, sample_size, url_shape
@@ -27,6 +27,10 @@ HAS_STATIC = importlib.util.find_spec("mainentity.render.static") is not None
 
 def shop_pages() -> list[Page]:
     return list(read_site_dump(SHOP_SITE).pages)
+
+
+#: What serves the sample shop's stylesheet to both readers.
+SHOP_SOURCES = SubresourceSources.of_dumps([read_site_dump(SHOP_SITE)])
 
 
 # --- templates ------------------------------------------------------------------------------------------------
@@ -156,9 +160,9 @@ def test_a_template_with_two_slots_on_its_sample_gets_both():
 
 @pytest.fixture(scope="module")
 def general_model():
-    from mainentity.runs import load_model
+    from mainentity.model_store import load_trained_model
 
-    return load_model(None)
+    return load_trained_model(None)
 
 
 @pytest.fixture(scope="module")
@@ -166,7 +170,8 @@ def shop_documents(general_model, render_cache_dir):
     """Every sample-shop page rendered, by ``(site_id, path)``."""
     render = dataclasses.replace(general_model.config.render, cache_dir=str(render_cache_dir))
     documents = {(d.page.site_id, d.page.path): d
-                 for _, d, _ in iter_documents(shop_pages(), needs_render=True, render=render)}
+                 for _, d, _ in iter_documents(shop_pages(), needs_render=True, render=render,
+                                               subresources=SHOP_SOURCES)}
     assert all(document is not None for document in documents.values())
     return documents
 
@@ -178,8 +183,8 @@ def renderer_of(documents, general_model, render_cache_dir):
     def render_pages(pages):
         missing = [page for page in pages if (page.site_id, page.path) not in documents
                    or documents[(page.site_id, page.path)].page != page]
-        fresh = {(d.page.site_id, d.page.path): d for _, d, _ in iter_documents(missing, needs_render=True,
-                                                                                 render=render)}
+        fresh = {(d.page.site_id, d.page.path): d for _, d, _ in iter_documents(
+            missing, needs_render=True, render=render, subresources=SHOP_SOURCES)}
         return [fresh.get((p.site_id, p.path)) or documents[(p.site_id, p.path)] for p in pages]
 
     return render_pages
@@ -190,7 +195,8 @@ def static_of(render_pages):
     if HAS_STATIC:
         from mainentity.render.static import read_static
 
-        return lambda page: read_static(page, dump_files_for(page))
+        sources = SHOP_SOURCES
+        return lambda page: read_static(page, sources.for_page(page))
     return lambda page: render_pages([page])[0].rendered
 
 

@@ -17,7 +17,7 @@ from mainentity.records import Page
 from mainentity.render import RenderSettings, render_pages
 from mainentity.render.static import agreement, read_static, read_static_pages
 from mainentity.render.static_css import is_quirks, media_applies
-from mainentity.sitedump import DumpFile, dump_files_for, read_site_dump
+from mainentity.sitedump import DumpFile, SubresourceSources, read_site_dump
 
 DOCTYPE = "<!DOCTYPE html>"
 
@@ -274,20 +274,23 @@ def test_small_pages_read_as_chromium_renders_them(render_cache_dir):
         assert (static.title, static.meta) == (outcome.rendered.title, outcome.rendered.meta)
 
 
-def summed_agreement(pages, cache_dir) -> tuple[int, ...]:
-    """(visible, static visible, matched, equal size, equal bold, equal level) summed over the pages."""
+def summed_agreement(dumps, cache_dir) -> tuple[int, ...]:
+    """(visible, static visible, matched, equal size, equal bold, equal level) summed over the dumps' pages,
+    both readers served the dumps' stylesheets."""
+    sources = SubresourceSources.of_dumps(dumps)
+    pages = [page for dump in dumps for page in dump.pages]
     totals = [0] * 10
-    for outcome in render_pages(pages, RenderSettings(), cache_dir):
+    for outcome in render_pages(pages, RenderSettings(), cache_dir, subresources=sources):
         assert outcome.rendered is not None, outcome.error
-        result = agreement(read_static(outcome.page, dump_files_for(outcome.page)), outcome.rendered)
+        result = agreement(read_static(outcome.page, sources.for_page(outcome.page)), outcome.rendered)
         totals = [a + b for a, b in zip(totals, vars(result).values(), strict=True)]
     return tuple(totals[:6])
 
 
 @pytest.mark.browser
 def test_agrees_with_chromium_on_the_sample_shop(render_cache_dir):
-    pages = read_site_dump(SAMPLE_SHOP / "sites" / "sample-shop").pages
-    n_visible, n_static_visible, n_matched, n_size, n_bold, n_level = summed_agreement(pages, render_cache_dir)
+    dumps = [read_site_dump(SAMPLE_SHOP / "sites" / "sample-shop")]
+    n_visible, n_static_visible, n_matched, n_size, n_bold, n_level = summed_agreement(dumps, render_cache_dir)
     # measured: all 1653 visible blocks matched, with equal size, bold and level
     assert n_visible > 1000
     assert n_matched >= 0.98 * n_visible and n_matched >= 0.98 * n_static_visible
@@ -304,12 +307,9 @@ def test_agrees_with_chromium_on_the_sample_shop(render_cache_dir):
     ],
 )
 def test_agrees_with_chromium_on_shared_pages(shared_datasets, render_cache_dir, dataset, n_pages, floor):
-    pages = [
-        page
-        for site_dir in sorted((shared_datasets / dataset / "sites").iterdir())
-        for page in read_site_dump(site_dir, max_pages=n_pages).pages
-    ]
-    n_visible, n_static_visible, n_matched, n_size, n_bold, n_level = summed_agreement(pages, render_cache_dir)
+    dumps = [read_site_dump(site_dir, max_pages=n_pages)
+             for site_dir in sorted((shared_datasets / dataset / "sites").iterdir())]
+    n_visible, n_static_visible, n_matched, n_size, n_bold, n_level = summed_agreement(dumps, render_cache_dir)
     print(f"{dataset}: {n_matched / n_visible:.4f} of {n_visible} visible blocks matched, precision "
           f"{n_matched / n_static_visible:.4f}; size {n_size / n_matched:.4f}, bold {n_bold / n_matched:.4f}, "
           f"level {n_level / n_matched:.4f}")

@@ -3,18 +3,15 @@ the file and offset and the rest is still read; predict, evaluate and clean take
 
 from __future__ import annotations
 
-import dataclasses
 import importlib.util
 import json
 import shutil
 import sys
 
 import pytest
-import yaml
 from conftest import REPO
 
 from mainentity.cli import _model_and_inputs, main
-from mainentity.config import config_to_dict, load_config
 from mainentity.loading import load_pages
 from mainentity.sitedump import decode_html
 from mainentity.warc import SubresourceRecord, WarcCounts, is_warc_input, iter_warc, read_warcs
@@ -138,9 +135,6 @@ def test_warc_inputs_are_told_apart_from_site_dumps_and_models(tmp_path, sample_
 def test_predict_evaluate_and_clean_take_a_warc(tmp_path, sample_warc, render_cache_dir):
     model_dir = tmp_path / "general"
     shutil.copytree(REPO / "mainentity" / "pretrained" / "general", model_dir)
-    config = load_config(model_dir / "config.yaml")
-    config = dataclasses.replace(config, render=dataclasses.replace(config.render, cache_dir=str(render_cache_dir)))
-    (model_dir / "config.yaml").write_text(yaml.safe_dump(config_to_dict(config)), encoding="utf-8")
 
     out = tmp_path / "rows.jsonl"
     assert main(["predict", str(model_dir), str(sample_warc), "-o", str(out)]) == 0

@@ -11,7 +11,10 @@ nothing from elsewhere. JSON API, all paths relative to the app:
 - ``POST api/labels`` with ``{"path", "version", "main_entity": [...], "skipped": bool}``: set a page's
   labels; ``409`` with the page's current state when it changed since ``version`` was read.
 
-A bad path answers 400 (malformed), 404 (not a page of the dump) or 403 (a link out of the dump).
+A bad path answers 400 (malformed), 404 (not a page of the dump) or 403 (a link out of the dump). A
+body over :data:`MAX_BODY_BYTES` answers 413 before it is read (by its ``Content-Length``, else as soon as
+that many bytes came), a body that is not JSON (nesting too deep included) or not of the shape above 400,
+a lock file that cannot be used (:class:`mainentity.annotate.manifest.LockFileError`) 500 naming it.
 
 Protection: the Host header must name the address served (no DNS rebinding); a ``POST`` must be
 ``application/json`` (a cross-site form cannot send it without a CORS preflight, which is not
@@ -42,7 +45,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from mainentity.annotate.manifest import LabelConflict
+from mainentity.annotate.manifest import LabelConflict, LockFileError
 from mainentity.annotate.session import ORDERS, AnnotationSession, PagePathError, find_site_dump, predict_answers
 
 logger = logging.getLogger(__name__)
@@ -101,6 +104,24 @@ class TokenMiddleware:
             await send(message)
 
         await self.app(scope, receive, send_with_cookie)
+
+
+async def _bounded_body(request: Request) -> bytes | None:
+    """The request's body, or ``None`` when it is over :data:`MAX_BODY_BYTES`: refused by its
+    ``Content-Length`` before anything is read, else as soon as the bytes received pass the limit."""
+    try:
+        declared = int(request.headers.get("content-length", "0"))
+    except ValueError:
+        declared = 0
+    if declared > MAX_BODY_BYTES:
+        return None
+    chunks, n_bytes = [], 0
+    async for chunk in request.stream():
+        n_bytes += len(chunk)
+        if n_bytes > MAX_BODY_BYTES:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def _error(message: str, http_status: int, **extra) -> JSONResponse:
@@ -188,12 +209,12 @@ def create_app(
     async def labels(request: Request) -> JSONResponse:
         if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
             return _error("labels are sent as application/json", 415)
-        body = await request.body()
-        if len(body) > MAX_BODY_BYTES:
+        body = await _bounded_body(request)
+        if body is None:
             return _error(f"request body over {MAX_BODY_BYTES} bytes", 413)
         try:
             data = json.loads(body)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nesting too deep for the parser
             return _error("the body is not JSON", 400)
         if not isinstance(data, dict):
             return _error("expected a JSON object {path, version, main_entity, skipped}", 400)
@@ -210,6 +231,8 @@ def create_app(
             return _error(str(error), 400)
         except TimeoutError as error:
             return _error(str(error), 503)
+        except LockFileError as error:
+            return _error(str(error), 500)
         return JSONResponse({"labels": list(state.main_entity), "skipped": state.skipped, "status": state.status,
                              "version": state.version, "progress": progress()})
 

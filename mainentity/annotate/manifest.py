@@ -12,13 +12,17 @@ manifest from disk each time, so two browser tabs, or two ``annotate`` processes
 never drop each other's changes. Each page state has a version (a digest of its labels and skipped
 flag); a change names the version it was made from, and is refused with :class:`LabelConflict` when
 the page changed since, so one tab never overwrites labels it has not seen. The new manifest is
-written to a temporary file, flushed to disk and renamed over the old one
+written to a temporary file, flushed to disk and renamed over the old one, keeping its permission bits
 (:func:`mainentity._files.write_text_atomic`): a crash or Ctrl-C leaves the old manifest or
-the new one. Every other line is kept byte for byte (bad lines and duplicates included), and the
-changed line keeps its other fields and their order.
+the new one, and at worst a hidden ``.manifest.jsonl.*.tmp`` file, which the next session removes
+(:meth:`ManifestLabels.remove_temporary_files`). Every other line is kept byte for byte (bad lines and
+duplicates included), and the changed line keeps its other fields and their order. A lock file that is
+not a regular file (a symbolic link, which is never followed, or a directory) is refused with
+:class:`LockFileError`.
 
 A dump without a manifest gets one on the first change, listing every page file of the dump
-(:func:`mainentity.sitedump.find_page_files`, unreadable ones included) with ``main_entity: []``,
+(:func:`mainentity.sitedump.find_page_files`, unreadable ones included, but not those whose name is
+not UTF-8) with ``main_entity: []``,
 so that the dump keeps the same pages for ``predict`` (with a manifest, the pages it lists are the
 dump). Those lines carry no ``url``: a page's URL is then found as before (its ``<base href>`` or its
 file URI).
@@ -28,6 +32,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
+import os
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,16 +42,28 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 
 from mainentity._files import write_text_atomic
-from mainentity.sitedump import MANIFEST_NAME, PageReadError, find_page_files, manifest_entry_problem
+from mainentity.sitedump import (
+    MANIFEST_NAME,
+    PageReadError,
+    escaped_name,
+    find_page_files,
+    manifest_entry_problem,
+    page_key,
+    read_page_bytes,
+)
 from mainentity.text import collapse_whitespace
 
-__all__ = ["LOCK_NAME", "LabelConflict", "LabelState", "ManifestLabels", "clean_labels"]
+logger = logging.getLogger(__name__)
+
+__all__ = ["LOCK_NAME", "LabelConflict", "LabelState", "LockFileError", "ManifestLabels", "clean_labels"]
 
 #: The lock file beside the manifest (hidden, so never read as a page of the dump).
 LOCK_NAME = f".{MANIFEST_NAME}.lock"
 #: Most labels one page may have, and the longest label (characters): a guard against junk requests.
 MAX_LABELS = 20
 MAX_LABEL_CHARS = 2000
+#: Largest manifest read, in bytes; a manifest that is not a regular file (a FIFO) is never opened.
+MAX_MANIFEST_BYTES = 1 << 30
 
 
 @dataclass(frozen=True)
@@ -98,6 +117,11 @@ class LabelConflict(Exception):
                          "read them again")
         self.path = path
         self.current = current
+
+
+class LockFileError(OSError):
+    """The lock file beside the manifest cannot be used (a symbolic link, a directory, unreadable); the
+    message names it and says to remove it."""
 
 
 def clean_labels(labels: Iterable[str]) -> tuple[str, ...]:
@@ -180,14 +204,75 @@ class ManifestLabels:
         self.manifest = self.site_dir / MANIFEST_NAME
         self.lock_timeout_s = lock_timeout_s
 
+    def _lock(self, timeout_s: float) -> FileLock:
+        """The manifest's lock, acquired (release it).
+
+        Raises
+        ------
+        LockFileError
+            If the lock file is not a regular file or cannot be opened.
+        TimeoutError
+            If it is not free within ``timeout_s`` seconds.
+        """
+        path = self.site_dir / LOCK_NAME
+        try:
+            mode = os.lstat(path).st_mode
+        except FileNotFoundError:
+            mode = stat.S_IFREG
+        except OSError as error:
+            raise LockFileError(f"{path}: the lock file cannot be used ({error.strerror or error})") from error
+        if not stat.S_ISREG(mode):
+            kind = "a symbolic link" if stat.S_ISLNK(mode) else "not a regular file"
+            raise LockFileError(f"{path}: the lock file is {kind}; remove it (no annotate may be running)")
+        lock = FileLock(path, timeout=timeout_s)
+        try:
+            lock.acquire()
+        except Timeout as error:
+            raise TimeoutError(f"{self.manifest}: locked by another process for over {timeout_s:g} s "
+                               f"(lock file {LOCK_NAME})") from error
+        except OSError as error:
+            raise LockFileError(f"{path}: the lock file cannot be used ({error.strerror or error}); remove it "
+                                "(no annotate may be running)") from error
+        return lock
+
+    def remove_temporary_files(self) -> list[str]:
+        """Remove the temporary files a killed writer left beside the manifest (``.manifest.jsonl.*.tmp``),
+        under the lock, so no write under way loses its file.
+
+        Returns
+        -------
+        removed : list of str
+            Their names; none when the lock is held elsewhere for over ``lock_timeout_s`` (a later
+            session removes them).
+
+        Raises
+        ------
+        LockFileError
+            If the lock file cannot be used.
+        """
+        try:
+            lock = self._lock(self.lock_timeout_s)
+        except TimeoutError:
+            return []
+        try:
+            removed = sorted(path.name for path in self.site_dir.glob(f".{MANIFEST_NAME}.*.tmp") if path.is_file())
+            for name in removed:
+                (self.site_dir / name).unlink(missing_ok=True)
+        finally:
+            lock.release()
+        if removed:
+            logger.info("removed %d temporary files a killed writer left: %s", len(removed), ", ".join(removed))
+        return removed
+
     def _lines(self) -> list[str]:
         """The manifest's lines with their line endings (split at ``\\n`` only, so every byte is kept);
         for a dump without one, the lines it gets."""
         try:
-            text = self.manifest.read_bytes().decode("utf-8")
+            text = read_page_bytes(self.manifest, MAX_MANIFEST_BYTES).decode("utf-8")
         except FileNotFoundError:
             paths = [file.relative_to(self.site_dir).as_posix() for file in find_page_files(self.site_dir)]
-            return [_json_line({"path": path, "main_entity": []}) + "\n" for path in paths]
+            return [_json_line({"path": path, "main_entity": []}) + "\n" for path in paths
+                    if escaped_name(path) == path]  # a name that is not UTF-8 is never a page
         except UnicodeDecodeError as error:
             raise PageReadError(f"{self.manifest}: not UTF-8 ({error}); a manifest is UTF-8 JSON lines") from error
         lines = [line + "\n" for line in text.split("\n")]
@@ -196,7 +281,8 @@ class ManifestLabels:
 
     @staticmethod
     def _index(lines: list[str]) -> dict[str, tuple[int, dict]]:
-        """``path -> (line number, entry)`` of the valid entries, the first of a path winning (as
+        """``path -> (line number, entry)`` of the valid entries, by their normalised path
+        (:func:`mainentity.sitedump.page_key`), the first of a path winning (as
         :func:`mainentity.sitedump.read_site_dump` reads them)."""
         found: dict[str, tuple[int, dict]] = {}
         seen: set[str] = set()
@@ -205,11 +291,11 @@ class ManifestLabels:
                 continue
             try:
                 entry = json.loads(line)
-            except json.JSONDecodeError:
+            except (json.JSONDecodeError, RecursionError):
                 continue
             if not manifest_entry_problem(entry, seen):
-                seen.add(entry["path"])
-                found[entry["path"]] = (number, entry)
+                seen.add(page_key(entry["path"]))
+                found[page_key(entry["path"])] = (number, entry)
         return found
 
     def read(self) -> dict[str, LabelState]:
@@ -218,7 +304,7 @@ class ManifestLabels:
         Raises
         ------
         mainentity.sitedump.PageReadError
-            If the manifest is not UTF-8.
+            If the manifest is not UTF-8, not a regular file or over :data:`MAX_MANIFEST_BYTES`.
         """
         if not self.manifest.is_file():
             return {}
@@ -263,35 +349,36 @@ class ManifestLabels:
             If the labels are not valid (:func:`clean_labels`).
         TimeoutError
             If the lock is not free within ``lock_timeout_s`` seconds.
+        LockFileError
+            If the lock file cannot be used (an ``OSError``).
         OSError
             If the manifest cannot be written; it is then unchanged.
         """
         labels = clean_labels(main_entity)
+        lock = self._lock(self.lock_timeout_s)
         try:
-            with FileLock(self.site_dir / LOCK_NAME, timeout=self.lock_timeout_s):
-                lines = self._lines()
-                number, entry = self._index(lines).get(path, (None, {"path": path}))
-                current = _state_of(entry)
-                if current.version != expected_version:
-                    raise LabelConflict(path, current)
-                entry = dict(entry)
-                entry["main_entity"] = list(labels)
-                if label_in_page is not None:
-                    entry["label_in_page"] = label_in_page
-                if skipped:
-                    entry["skipped"] = True
-                else:
-                    entry.pop("skipped", None)
-                text = _json_line(entry)
-                if number is None:
-                    if lines and not lines[-1].endswith(("\n", "\r")):
-                        lines[-1] += "\n"
-                    lines.append(text + "\n")
-                else:
-                    old = lines[number]
-                    lines[number] = text + old[len(old.rstrip("\r\n")):]
-                write_text_atomic(self.manifest, "".join(lines))
-        except Timeout as error:
-            raise TimeoutError(f"{self.manifest}: locked by another process for over {self.lock_timeout_s:g} s "
-                               f"(lock file {LOCK_NAME})") from error
+            lines = self._lines()
+            number, entry = self._index(lines).get(path, (None, {"path": path}))
+            current = _state_of(entry)
+            if current.version != expected_version:
+                raise LabelConflict(path, current)
+            entry = dict(entry)
+            entry["main_entity"] = list(labels)
+            if label_in_page is not None:
+                entry["label_in_page"] = label_in_page
+            if skipped:
+                entry["skipped"] = True
+            else:
+                entry.pop("skipped", None)
+            text = _json_line(entry)
+            if number is None:
+                if lines and not lines[-1].endswith(("\n", "\r")):
+                    lines[-1] += "\n"
+                lines.append(text + "\n")
+            else:
+                old = lines[number]
+                lines[number] = text + old[len(old.rstrip("\r\n")):]
+            write_text_atomic(self.manifest, "".join(lines))
+        finally:
+            lock.release()
         return LabelState(labels, skipped)

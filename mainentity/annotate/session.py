@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from mainentity.annotate.manifest import LabelState, ManifestLabels, clean_labels
+from mainentity.annotate.manifest import LabelState, LockFileError, ManifestLabels, clean_labels
 from mainentity.config import RenderConfig
 from mainentity.pipeline import render_settings
 from mainentity.records import Page, RenderedPage
@@ -199,6 +199,10 @@ class AnnotationSession:
         self.answers = dict(answers or {})
         self.model_name = model_name
         self.labels = ManifestLabels(self.site_dir)
+        try:
+            self.labels.remove_temporary_files()
+        except LockFileError as error:  # every change will say so; the pages can still be seen
+            logger.warning("%s", error)
         self.render = render or RenderConfig()
         self.settings = render_settings(self.render)
         self._renderer = None

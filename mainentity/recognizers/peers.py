@@ -62,6 +62,7 @@ __all__ = [
     "ReadabilityLxmlRecognizer",
     "TrafilaturaRecognizer",
     "mozilla_readability_install_command",
+    "node_executable",
     "node_modules_dir",
     "peer_versions",
 ]
@@ -337,6 +338,19 @@ def _user_cache_dir() -> Path:
     return Path(base) / "mainentity" / "mozilla_readability"
 
 
+#: Environment variable naming the node executable for the Mozilla Readability peer.
+NODE_ENV = "MAINENTITY_NODE"
+
+
+def node_executable() -> str:
+    """The node program the user's environment names: ``$MAINENTITY_NODE``, else ``node`` (on ``PATH``).
+
+    >>> os.environ.pop(NODE_ENV, None) and None; node_executable()
+    'node'
+    """
+    return os.environ.get(NODE_ENV) or "node"
+
+
 def node_modules_dir() -> Path | None:
     """Where the npm packages of the node peer are installed, or ``None`` when nowhere.
 
@@ -461,8 +475,6 @@ class MozillaReadabilityRecognizer(PeerRecognizer):
 
     Parameters
     ----------
-    node : str, default="node"
-        The node executable (name on ``PATH`` or path); node >= 20.19 for jsdom 29.
     timeout : float, default=60.0
         Seconds one page may take. A page that takes longer gets an error prediction; the process is
         killed and a new one started for the remaining pages.
@@ -477,7 +489,9 @@ class MozillaReadabilityRecognizer(PeerRecognizer):
 
     Notes
     -----
-    The npm packages are found by :func:`node_modules_dir` and passed to node with ``NODE_PATH``;
+    node (>= 20.19 for jsdom 29) is the one the user's environment names (:func:`node_executable`): no
+    parameter, config or model file chooses the program. The npm packages are found by
+    :func:`node_modules_dir` and passed to node with ``NODE_PATH``;
     :func:`mozilla_readability_install_command` says how to install them.
 
     Examples
@@ -488,18 +502,18 @@ class MozillaReadabilityRecognizer(PeerRecognizer):
 
     peer_name = "mozilla-readability"
 
-    def __init__(self, node: str = "node", timeout: float = 60.0, startup_timeout: float = 60.0):
-        self.node = node
+    def __init__(self, timeout: float = 60.0, startup_timeout: float = 60.0):
         self.timeout = timeout
         self.startup_timeout = startup_timeout
 
-    def _node_path(self) -> str | None:
-        return shutil.which(self.node)
+    @staticmethod
+    def _node_path() -> str | None:
+        return shutil.which(node_executable())
 
     def check_available(self) -> None:
         if self._node_path() is None:
             raise PeerUnavailableError(
-                f"peer {self.peer_name!r} needs node (>= 20.19), but {self.node!r} is not on PATH; install "
+                f"peer {self.peer_name!r} needs node (>= 20.19), but {node_executable()!r} is not found; install "
                 f"Node.js (e.g. apt-get install nodejs npm), then: {mozilla_readability_install_command()}"
             )
         if node_modules_dir() is None:

@@ -17,7 +17,9 @@ from being requested at all (as with
 subresources off, but ``data:`` images are shown): such requests could only be blocked, and each
 costs about 2 ms of CPU. A page counts as loaded when its document is complete and no web font is
 still loading.
-A crashed or hung tab is closed and replaced, and a failed page is retried in a fresh tab before it is
+A page with more elements than ``RenderSettings.max_elements`` (:func:`markup_problem`) is refused before
+it reaches Chromium, which bounds the memory of the renderer. A crashed or hung tab is closed and
+replaced, and a failed page is retried in a fresh tab before it is
 reported. A Chromium (or Playwright driver) that is gone, killed or out of memory, is relaunched with the
 same executable and switches, and the page retried in a tab of the new browser; a Chromium that cannot
 be kept up is given up on for the rest of the batch (:data:`MAX_LAUNCHES_WITHOUT_RENDER`).
@@ -73,13 +75,13 @@ import shutil
 import subprocess
 import threading
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from urllib.parse import quote
 
 from mainentity.records import META_TITLE_KEYS, Page, RenderedPage, TextBlock
 from mainentity.sitedump import SubresourceSource, SubresourceSources
-from mainentity.text import collapse_whitespace
+from mainentity.text import MAX_ELEMENTS, collapse_whitespace, has_more_elements
 
 logger = logging.getLogger(__name__)
 
@@ -152,9 +154,28 @@ _STOP_TIMEOUT_S = 10.0
 #: URL a page is loaded under when its own URL is not http(s) (e.g. ``file://``).
 PLACEHOLDER_ORIGIN = "http://mainentity.invalid/"
 
+#: Environment variable naming the Chromium executable (the command line's ``--chromium`` sets it).
+CHROMIUM_ENV = "MAINENTITY_CHROMIUM"
+
 _INSTALL_HINT = (
-    "install Debian's Chromium with `apt-get install -y chromium` or set RenderSettings.executable_path"
+    "install Debian's Chromium with `apt-get install -y chromium`, or name the executable with "
+    f"`mainentity --chromium PATH` or the environment variable {CHROMIUM_ENV}"
 )
+
+
+def default_chromium() -> str:
+    """The Chromium executable the user's environment names: ``$MAINENTITY_CHROMIUM``, else ``chromium``
+    on ``PATH``, else Debian's ``/usr/bin/chromium``.
+
+    Only the user chooses the program that renders: no config, model directory or model file can name
+    it (a model is data; see :mod:`mainentity.config`).
+
+    >>> import os
+    >>> os.environ[CHROMIUM_ENV] = "/opt/chromium/chrome"; default_chromium()
+    '/opt/chromium/chrome'
+    >>> del os.environ[CHROMIUM_ENV]
+    """
+    return os.environ.get(CHROMIUM_ENV) or shutil.which("chromium") or "/usr/bin/chromium"
 
 
 @dataclass(frozen=True)
@@ -164,7 +185,7 @@ class RenderSettings:
     Attributes
     ----------
     executable_path : str
-        Chromium binary (Debian's ``/usr/bin/chromium`` by default).
+        Chromium binary; by default the one the user's environment names (:func:`default_chromium`).
     javascript : bool
         Run the pages' scripts. Off by default: the DOM is then the HTML5 parse of the markup (with
         the parser's scripting flag off, so ``<noscript>`` content is parsed as markup).
@@ -181,11 +202,15 @@ class RenderSettings:
         them, so text blocks carry the page's own font sizes, weights and positions. Off, every
         subresource is blocked and images are not requested: the page is laid out with the browser's
         default styles plus its inline ``<style>`` and ``style`` attributes.
+    max_elements : int
+        A page with more start tags than this is not rendered (:func:`markup_problem`): it gets an error
+        and never reaches Chromium, so its memory cannot take the pages beside it down.
 
     Raises
     ------
     ValueError
-        If a size, the timeout or the concurrency is not positive, or ``retries`` is negative.
+        If a size, the timeout, the concurrency or ``max_elements`` is not positive, or ``retries`` is
+        negative.
 
     Examples
     --------
@@ -197,7 +222,7 @@ class RenderSettings:
     ValueError: concurrency must be >= 1; got 0
     """
 
-    executable_path: str = "/usr/bin/chromium"
+    executable_path: str = field(default_factory=default_chromium)
     javascript: bool = False
     viewport_width: int = 1024
     viewport_height: int = 768
@@ -205,9 +230,10 @@ class RenderSettings:
     concurrency: int = 4
     retries: int = 1
     subresources: bool = True
+    max_elements: int = MAX_ELEMENTS
 
     def __post_init__(self) -> None:
-        for name in ("viewport_width", "viewport_height", "concurrency"):
+        for name in ("viewport_width", "viewport_height", "concurrency", "max_elements"):
             value = getattr(self, name)
             if value < 1:
                 raise ValueError(f"{name} must be >= 1; got {value}")
@@ -256,6 +282,35 @@ def page_label(page: Page) -> str:
     'shop/pages/1.htm'
     """
     return f"{page.site_id}/{page.path}" if page.site_id else page.path
+
+
+def markup_problem(html: str, max_elements: int = MAX_ELEMENTS) -> str:
+    """Why a page's markup is not given to Chromium, or "" when it may be.
+
+    A page with more than ``max_elements`` start tags (:func:`mainentity.text.has_more_elements`) is
+    refused: the memory a renderer needs grows with the elements laid out (about 5.4 KB each,
+    :data:`mainentity.text.MAX_ELEMENTS`).
+
+    Parameters
+    ----------
+    html : str
+        The page's markup.
+    max_elements : int, default :data:`mainentity.text.MAX_ELEMENTS`
+
+    Returns
+    -------
+    problem : str
+
+    Examples
+    --------
+    >>> markup_problem("<p>a</p><p>b</p>", max_elements=2)
+    ''
+    >>> markup_problem("<p>a</p>" * 3, max_elements=2)
+    "over 2 elements (start tags): not rendered, to bound the browser's memory"
+    """
+    if has_more_elements(html, max_elements):
+        return f"over {max_elements} elements (start tags): not rendered, to bound the browser's memory"
+    return ""
 
 
 def load_url(page: Page) -> str:
@@ -768,6 +823,9 @@ class Renderer:
             self._release(tab, healthy)
 
     async def _render_one(self, page: Page, files: SubresourceSource | None) -> RenderOutcome:
+        problem = markup_problem(page.html, self.settings.max_elements)
+        if problem:
+            return RenderOutcome(page, None, f"{page_label(page)}: {problem}")
         n_attempts = 1 + self.settings.retries
         reasons = []
         for attempt in range(n_attempts):
@@ -788,7 +846,8 @@ class Renderer:
 
         A page that fails (timeout, crash, navigation away, bad markup) is retried ``settings.retries``
         times in a fresh tab, then yielded with ``rendered=None`` and an error naming it; the batch goes
-        on. ``pages`` is consumed lazily.
+        on. A page over ``settings.max_elements`` (:func:`markup_problem`) is yielded with its error at
+        once, without Chromium. ``pages`` is consumed lazily.
 
         Parameters
         ----------
@@ -887,6 +946,9 @@ class Renderer:
     async def _screenshot(
         self, page: Page, files: SubresourceSource | None, path: str, full_page: bool, boxes: list
     ) -> None:
+        problem = markup_problem(page.html, self.settings.max_elements)
+        if problem:
+            raise ValueError(problem)
         tab = await self._acquire()
         try:
             await asyncio.wait_for(self._load(tab, page, files), self.settings.timeout_s)

@@ -467,7 +467,7 @@ def read_static_pages(
     pages : iterable of Page
     subresources_of : callable, optional
         ``subresources_of(page) -> SubresourceSource | None`` for each page (e.g.
-        :func:`mainentity.sitedump.dump_files_for`); default: no linked style sheets.
+        :meth:`mainentity.sitedump.SubresourceSources.for_page`); default: no linked style sheets.
 
     Yields
     ------

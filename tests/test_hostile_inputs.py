@@ -1,0 +1,231 @@
+"""Hostile inputs to the readers of site dumps and WARC files (issue 22): each is one error row, never a hang,
+never unbounded memory, never the end of the batch.
+
+Hang checks run the reader in a thread joined with a generous bound (a guard that fails the test instead
+of hanging the suite, not a speed check); memory checks compare the process's peak RSS before and after
+with a bound far below what reading the input whole would take.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+import os
+import resource
+import socket
+import stat
+import sys
+import threading
+import zlib
+
+import pytest
+from conftest import REPO
+
+from mainentity.sitedump import MAX_PAGE_BYTES, PageReadError, find_page_files, read_page_bytes, read_site_dump
+
+#: Most the peak RSS of the test process may grow while reading an input that is 1-2 GB when read whole.
+MAX_GROWTH_MB = 400
+#: Seconds after which a reader that has not returned counts as hung (it returns in well under one).
+HANG_GUARD_S = 120
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def without_hanging(function, *fifos):
+    """``function()``'s result; fails (instead of hanging the suite) when it has not returned within
+    :data:`HANG_GUARD_S`, then unblocks a reader stuck on one of ``fifos`` by opening it for writing."""
+    result, error = [], []
+
+    def run():
+        try:
+            result.append(function())
+        except BaseException as exc:  # noqa: BLE001 - handed to the test's thread
+            error.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(HANG_GUARD_S)
+    hung = thread.is_alive()
+    for fifo in fifos:
+        try:
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))  # EOF for a blocked reader
+        except OSError:
+            pass
+    assert not hung, f"{function} blocked for {HANG_GUARD_S} s"
+    if error:
+        raise error[0]
+    return result[0]
+
+
+def hostile_dump(site, *, manifest: bool):
+    """A dump with good pages beside a FIFO, a socket, a character device (as root), a sparse 2 GB file
+    and a file whose name is not UTF-8; returns ``(path -> expected reason, FIFO paths)``."""
+    site.mkdir(parents=True)
+    (site / "good.html").write_text("<h1>Good Page</h1>")
+    (site / "zz-last.html").write_text("<h1>Last Page</h1>")
+    os.mkfifo(site / "fifo.html")
+    os.mkfifo(site / "fifo-noext")  # no extension: would be sniffed, never opened
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(site / "socket.html"))
+    listener.close()
+    with open(site / "sparse.html", "wb") as handle:
+        handle.truncate(2 * 2**30)
+    (site / os.fsdecode(b"caf\xe9.html")).write_text("<h1>Latin-1 Name</h1>")
+    expected = {"fifo.html": "a FIFO (named pipe), not a regular file", "socket.html": "a socket, not a regular file",
+                "sparse.html": f"2147483648 bytes, over the limit of {MAX_PAGE_BYTES} bytes",
+                "caf\\xe9.html": "file name is not UTF-8"}
+    if os.geteuid() == 0:
+        os.mknod(site / "zero.html", stat.S_IFCHR | 0o600, os.makedev(1, 5))  # /dev/zero
+        expected["zero.html"] = "a character device, not a regular file"
+    if manifest:
+        names = ["good.html", *sorted(name for name in expected if "\\" not in name), "zz-last.html"]
+        (site / "manifest.jsonl").write_text("".join(json.dumps({"path": name}) + "\n" for name in names))
+        del expected["caf\\xe9.html"]  # not listed
+    return expected, [site / "fifo.html", site / "fifo-noext"]
+
+
+@pytest.mark.parametrize("manifest", [False, True])
+def test_fifos_devices_sockets_sparse_files_and_bad_names_are_rows_not_hangs(tmp_path, manifest):
+    expected, fifos = hostile_dump(tmp_path / "site", manifest=manifest)
+    before = peak_rss_mb()
+    dump = without_hanging(lambda: read_site_dump(tmp_path / "site"), *fifos)
+    assert peak_rss_mb() - before < MAX_GROWTH_MB
+    assert [page.path for page in dump.pages] == ["good.html", "zz-last.html"]
+    reasons = {failure.path: failure.reason for failure in dump.failures}
+    assert set(reasons) == set(expected)
+    for path, reason in expected.items():
+        assert reason in reasons[path], (path, reasons[path])
+
+
+def test_read_page_bytes_never_opens_what_is_not_a_regular_file(tmp_path):
+    os.mkfifo(tmp_path / "pipe")
+    with pytest.raises(PageReadError, match="FIFO"):
+        without_hanging(lambda: read_page_bytes(tmp_path / "pipe"), tmp_path / "pipe")
+    with pytest.raises(PageReadError, match="character device"):
+        read_page_bytes("/dev/zero")
+    (tmp_path / "big.html").write_bytes(b"<p>" + b"x" * 200)
+    with pytest.raises(PageReadError, match="203 bytes, over the limit of 100 bytes"):
+        read_page_bytes(tmp_path / "big.html", 100)
+    assert read_page_bytes(tmp_path / "big.html", 100, prefix=True) == b"<p>" + b"x" * 97
+    assert without_hanging(lambda: find_page_files(tmp_path)) == [tmp_path / "big.html"]
+
+
+def test_bad_manifest_lines_are_one_row_each_and_aliases_one_page(tmp_path):
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "page.html").write_text("<h1>The Page</h1>")
+    (site / "other.html").write_text("<h1>Other Page</h1>")
+    lines = [json.dumps({"path": "page.html", "url": "http://s.test/page.html"}),
+             json.dumps({"path": "./page.html"}), json.dumps({"path": "page.html/"}),
+             json.dumps({"path": "manifest.jsonl"}), json.dumps({"path": "./manifest.jsonl"}),
+             json.dumps({"path": "a\x00b.html"}), json.dumps({"path": "x.html", "url": "http://[::1"}),
+             json.dumps({"path": "y.html", "url": "http://s.test:99999/"}),
+             '{"path": "\\udce9.html"}', "[" * 30_000, json.dumps({"path": "other.html"})]
+    (site / "manifest.jsonl").write_text("\n".join(lines) + "\n")
+    dump = read_site_dump(site)
+    assert [(page.path, page.url) for page in dump.pages][0] == ("page.html", "http://s.test/page.html")
+    assert [page.path for page in dump.pages] == ["page.html", "other.html"]
+    reasons = {failure.path: failure.reason for failure in dump.failures}
+    assert reasons == {
+        "manifest.jsonl:2": "path './page.html' listed twice",
+        "manifest.jsonl:3": "path 'page.html/' listed twice",
+        "manifest.jsonl:4": "path 'manifest.jsonl' is the manifest itself, not a page",
+        "manifest.jsonl:5": "path './manifest.jsonl' is the manifest itself, not a page",
+        "manifest.jsonl:6": "path 'a\\x00b.html' holds a NUL character",
+        "manifest.jsonl:7": "'url' 'http://[::1' is not a valid URL: Invalid IPv6 URL",
+        "manifest.jsonl:8": "'url' 'http://s.test:99999/' is not a valid URL: Port out of range 0-65535",
+        "manifest.jsonl:9": "the line holds text that is not valid Unicode (a lone surrogate): path '\\\\xe9.html'",
+        "manifest.jsonl:10": reasons["manifest.jsonl:10"],
+    }
+    assert reasons["manifest.jsonl:10"].startswith("invalid JSON: maximum recursion depth exceeded")
+
+
+# --- WARC --------------------------------------------------------------------------------------------
+
+
+def _sample_warc_maker():
+    spec = importlib.util.spec_from_file_location("make_sample_warc_hostile", REPO / "datasets" / "make_sample_warc.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _gzip_bomb(n_mib: int) -> bytes:
+    compressor = zlib.compressobj(1, zlib.DEFLATED, 31)
+    zeros = bytes(2**20)
+    return compressor.compress(b"<html><h1>Bomb</h1>") + b"".join(compressor.compress(zeros) for _ in range(n_mib)) \
+        + compressor.flush()
+
+
+def _brotli_bomb(n_mib: int) -> bytes:
+    import brotli
+
+    compressor = brotli.Compressor(quality=1)
+    zeros = bytes(2**20)
+    return compressor.process(b"<html><h1>Bomb</h1>") + b"".join(compressor.process(zeros) for _ in range(n_mib)) \
+        + compressor.finish()
+
+
+def test_decompression_bombs_and_a_malformed_uri_are_rows_and_the_rest_is_read(tmp_path):
+    pytest.importorskip("fastwarc")
+    from warcio.statusandheaders import StatusAndHeaders
+    from warcio.warcwriter import WARCWriter
+
+    from mainentity.warc import read_warcs
+
+    maker = _sample_warc_maker()
+    path = tmp_path / "hostile.warc.gz"
+    with path.open("wb") as stream:
+        writer = WARCWriter(stream, gzip=True)
+        maker.write_response(writer, "https://shop.example/first", "200 OK", "text/html", b"<h1>First Good</h1>", 1)
+        bad = writer.create_warc_record(
+            "http://[::1", "response", payload=io.BytesIO(b"<h1>Bad URI</h1>"),
+            http_headers=StatusAndHeaders("200 OK", [("Content-Type", "text/html")], protocol="HTTP/1.1"),
+            warc_headers_dict={"WARC-Record-ID": "<urn:uuid:bad-uri>"})
+        bad_offset = stream.tell()
+        writer.write_record(bad)
+        maker.write_response(writer, "https://shop.example/next", "200 OK", "text/html", b"<h1>Next Good</h1>", 3)
+        maker.write_response(writer, "https://shop.example/gzip-bomb", "200 OK", "text/html", _gzip_bomb(1024), 5,
+                             (("Content-Encoding", "gzip"),))
+        maker.write_response(writer, "https://shop.example/br-bomb", "200 OK", "text/html", _brotli_bomb(1024), 7,
+                             (("Content-Encoding", "br"),))
+        maker.write_response(writer, "https://shop.example/last", "200 OK", "text/html", b"<h1>Last Good</h1>", 9)
+    (tmp_path / "manifest.jsonl").write_bytes(  # a broken labels file: predict needs no labels
+        b'[1, 2]\n{"url": 5}\n{"url": "https://shop.example/first", "main_entity": "First"}\n\xff\xfe\n'
+        + b"[" * 30_000 + b"\n" + json.dumps({"url": "https://shop.example/last", "main_entity": ["Last"]}).encode())
+    before = peak_rss_mb()
+    warc_input = without_hanging(lambda: read_warcs([path]))
+    assert peak_rss_mb() - before < MAX_GROWTH_MB
+    [site] = warc_input.sites
+    assert [(page.url, page.main_entity) for page in site.pages] == [
+        ("https://shop.example/first", ()), ("https://shop.example/next", ()), ("https://shop.example/last", ("Last",))]
+    bombs = {failure.url: failure.reason for failure in site.failures}
+    assert set(bombs) == {"https://shop.example/gzip-bomb", "https://shop.example/br-bomb"}
+    assert all(f"over the limit of {MAX_PAGE_BYTES} bytes once decoded" in reason for reason in bombs.values())
+    [damage] = warc_input.failures
+    assert (damage.site_id, damage.path) == (str(path), f"@{bad_offset}")
+    assert "malformed WARC-Target-URI 'http://[::1': Invalid IPv6 URL" in damage.reason
+    assert warc_input.counts.n_damaged == 1
+
+
+def test_a_labels_file_that_is_not_a_file_is_skipped(tmp_path, caplog):
+    pytest.importorskip("fastwarc")
+    from warcio.warcwriter import WARCWriter
+
+    from mainentity.warc import read_warcs
+
+    path = tmp_path / "a.warc.gz"
+    with path.open("wb") as stream:
+        _sample_warc_maker().write_response(WARCWriter(stream, gzip=True), "https://s.example/", "200 OK",
+                                            "text/html", b"<h1>Home</h1>", 1)
+    os.mkfifo(tmp_path / "manifest.jsonl")
+    with caplog.at_level("WARNING", logger="mainentity.warc"):
+        [site] = without_hanging(lambda: read_warcs([path]), tmp_path / "manifest.jsonl").sites
+    assert [page.url for page in site.pages] == ["https://s.example/"] and "labels not read" in caplog.text
+
+
+if sys.platform == "win32":  # FIFOs, sockets and devices are POSIX
+    pytestmark = pytest.mark.skip("POSIX file types")
