@@ -312,7 +312,7 @@ def _validate(config: Config, source: str) -> None:
 
 #: ``render`` keys a model directory's config may set: how pages are laid out and waited for, never a
 #: program or a path (a model is data).
-MODEL_RENDER_KEYS = ("javascript", "timeout_s", "concurrency", "retries", "subresources")
+MODEL_RENDER_KEYS = ("javascript", "timeout_s", "concurrency", "retries", "subresources", "policy")
 
 #: Keys that older mainentity versions wrote into every config with these values; read as absent.
 _LEGACY_RENDER_VALUES = {"executable_path": "/usr/bin/chromium", "cache_dir": None}
