@@ -17,10 +17,10 @@ import yaml
 from mainentity import cli
 from mainentity.config import ConfigError, config_from_dict
 from mainentity.model_io import FORMAT_VERSION, ModelFormatError, load_model_file
+from mainentity.model_store import PRETRAINED_DIR, load_trained_model
 from mainentity.recognizers import peers
 from mainentity.recognizers.peers import MozillaReadabilityRecognizer
 from mainentity.records import Document, Page
-from mainentity.runs import PRETRAINED_DIR, load_model
 
 SAMPLE_SITE = str(Path(__file__).resolve().parents[1] / "datasets/sample-shop/sites/sample-shop")
 
@@ -70,14 +70,14 @@ def test_a_model_config_naming_a_chromium_program_is_refused_and_runs_nothing(tm
 def test_a_model_may_set_no_path_and_no_unknown_render_key(tmp_path, key):
     directory = _model_dir(tmp_path, {key: str(tmp_path / "elsewhere")})
     with pytest.raises(ConfigError, match=f"a model may not set 'render.{key}'"):
-        load_model(directory)
+        load_trained_model(directory)
     assert not (tmp_path / "elsewhere").exists()
 
 
 def test_a_model_may_set_its_layout_settings_and_old_defaults_read_as_absent(tmp_path):
     directory = _model_dir(tmp_path, {"timeout_s": 7, "subresources": False, "javascript": False,
                                       "executable_path": "/usr/bin/chromium", "cache_dir": None})
-    render = load_model(directory).config.render
+    render = load_trained_model(directory).config.render
     assert (render.timeout_s, render.subresources, render.cache_dir) == (7.0, False, None)
 
 
