@@ -12,7 +12,10 @@ trusted, and the trusted types are derived, not listed by hand:
   side effect;
 - the helpers of scikit-learn estimators (``KDTree``, ``BallTree``, distance metrics, decision trees,
   the tree predictors of histogram gradient boosting) from :data:`SKLEARN_HELPER_MODULES`;
-- what skops trusts by default (builtins, numpy arrays, dtypes and scalars).
+- what skops trusts by default (builtins, numpy arrays and scalars), and numpy dtypes
+  (:data:`NUMPY_TYPES`: skops rebuilds one as the dtype of an empty array read from ``.npy`` without
+  pickle; ``SimpleImputer``, in the general recogniser's ranker on pages read without layout, keeps
+  the dtype it was fitted on).
 
 Any other type (a function, ``os.system``, a class of another package, a mainentity class that is
 not an estimator) makes :func:`load_model_file` raise :class:`UntrustedModelError` before anything
@@ -53,6 +56,9 @@ SKLEARN_HELPER_MODULES = (
     "sklearn.tree._tree",
     "sklearn.ensemble._hist_gradient_boosting.predictor",
 )
+
+#: Types of numpy that skops does not trust by default and a model file may hold (see the module notes).
+NUMPY_TYPES = ("numpy.dtype",)
 
 
 class UntrustedModelError(ValueError):
@@ -205,8 +211,8 @@ def _damage(error: Exception) -> str:
 def is_trusted_type(name: str) -> bool:
     """Whether loading may build an object of the type named ``module.Class``.
 
-    Only ``mainentity`` and ``sklearn`` modules are imported to decide; any other name is refused
-    without importing anything.
+    Only ``mainentity`` and ``sklearn`` modules are imported to decide; any other name but those of
+    :data:`NUMPY_TYPES` is refused without importing anything.
 
     Examples
     --------
@@ -216,9 +222,11 @@ def is_trusted_type(name: str) -> bool:
     True
     >>> is_trusted_type("builtins.eval"), is_trusted_type("os.system")
     (False, False)
-    >>> is_trusted_type("mainentity.recognizers.peers.shutil")
-    False
+    >>> is_trusted_type("mainentity.recognizers.peers.shutil"), is_trusted_type("numpy.dtype")
+    (False, True)
     """
+    if name in NUMPY_TYPES:
+        return True
     module_name, _, class_name = name.rpartition(".")
     if not module_name.startswith(("mainentity.", "sklearn.")):
         return False

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from mainentity.features.candidates import page_candidates
 from mainentity.features.site import SITE_FEATURES, site_profile
@@ -76,7 +77,7 @@ def test_site_features_tell_template_text_from_the_varying_slot():
     assert not site_profile(pages[:1]).features(pages[0]).any()
 
 
-def test_boxes_that_are_not_finite_count_as_empty():
+def test_boxes_that_are_not_finite_are_missing_not_empty():
     from mainentity.features.candidates import page_candidates
 
     nan, inf = float("nan"), float("inf")
@@ -84,7 +85,11 @@ def test_boxes_that_are_not_finite_count_as_empty():
     rendered = RenderedPage("", (), (odd, block("Fine", 10)))
     candidates = page_candidates(rendered)
     x = candidate_features(candidates, Page("s", "p.html", "", ""), rendered)
-    assert np.isfinite(x).all() and column(x, "width")[0] == 0.0
+    layout = [TRANSFER_FEATURES.index(name) for name in ("y_fold", "above_fold", "x_centre", "width")]
+    assert np.isnan(x[0, layout]).all() and np.isfinite(x[1]).all()
+    # the height is finite: lines is known; the box-less block is a text of the page
+    assert column(x, "lines")[0] == pytest.approx(20.0 / 19.2 / 10.0) and column(x, "in_page")[0] == 1.0
+    assert np.isfinite(np.delete(x[0], layout)).all()
 
 
 def test_a_whole_title_that_neither_the_largest_text_nor_the_url_supports_is_unsupported():

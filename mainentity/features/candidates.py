@@ -13,7 +13,10 @@ candidates of a page are:
   that appear in the page's visible text, with the box of the smallest visible block that holds them,
   and each whole title the page does not show, with an empty box.
 
-Duplicates (same normalised text at the same place) are kept once, the first in that order.
+Duplicates (same normalised text at the same place) are kept once, the first in that order. The place
+is the box's top-left corner; on a page read without layout (boxes ``nan``,
+:func:`mainentity.render.static.read_static`) it is the element's ``dom_path`` instead, so texts at
+different places are never merged for want of a box.
 """
 
 from __future__ import annotations
@@ -32,9 +35,18 @@ CANDIDATE_KINDS = ("block", "run", "visible", "heading", "title")
 _HAS_WORD = re.compile(r"\w")
 
 
-def _place(value: float) -> int:
-    """A coordinate rounded to the CSS px for duplicate detection (-1 when it is not finite)."""
-    return round(value) if math.isfinite(value) else -1
+def _place(candidate: TextBlock) -> tuple[int, int] | str:
+    """Where a candidate is, for duplicate detection: its box's top-left corner rounded to the CSS px, or
+    its ``dom_path`` when the box is not finite (a page read without layout).
+
+    >>> _place(TextBlock("A", "h1", "html[0]/body[1]/h1[0]", 32, 700, True, 8.4, 20.6, 10, 10))
+    (8, 21)
+    >>> _place(TextBlock("A", "h1", "html[0]/body[1]/h1[0]", 32, 700, True, *[float("nan")] * 4))
+    'html[0]/body[1]/h1[0]'
+    """
+    if math.isfinite(candidate.x) and math.isfinite(candidate.y):
+        return round(candidate.x), round(candidate.y)
+    return candidate.dom_path
 
 
 def title_strings(rendered: RenderedPage) -> list[str]:
@@ -135,9 +147,9 @@ def page_candidates(rendered: RenderedPage) -> list[TextBlock]:
     segments = [segment for segment in rendered.segments if not segment.hidden]
     pool = blocks + segments
     candidates: list[TextBlock] = []
-    seen: set[tuple[str, int, int]] = set()
+    seen: set[tuple[str, tuple[int, int] | str]] = set()
     for candidate in pool + title_segment_candidates(rendered, pool):
-        key = (normalize_text(candidate.text), _place(candidate.x), _place(candidate.y))
+        key = (normalize_text(candidate.text), _place(candidate))
         if key in seen or not _HAS_WORD.search(key[0]):
             continue
         seen.add(key)

@@ -13,7 +13,10 @@ layout and style (what a person sees)
     ``fsize_rank`` 1 for the page's largest font size, falling linearly to 0 for its smallest;
     ``bold``; ``weight`` font weight / 900; ``y_fold`` top of the box over the 768 px fold (capped at
     4); ``above_fold``; ``x_centre`` horizontal centre over the page width; ``width`` box width over
-    the page width; ``lines`` box height over 1.2 font sizes (capped at 10) / 10.
+    the page width; ``lines`` box height over 1.2 font sizes (capped at 10) / 10. These five need a
+    box: they are ``nan`` (missing) for a candidate whose box is not finite, as on a page read without
+    layout (:func:`mainentity.render.static.read_static`), and ``x_centre`` and ``width`` also when
+    the page's width is not.
 text
     ``log_words`` log(1 + word count) / log(101); ``upper_share`` upper-case share of its letters;
     ``digit_share`` digits among its letters and digits; ``in_link``.
@@ -55,7 +58,9 @@ kind and place among the page's candidates
     of their own: they are rarely the answer in training data, and a column would teach the ranker to
     distrust the very candidates that fix split headlines on new sites;
     ``order`` position among the candidates / their number; ``repeats`` log(1 + other candidates with
-    the same text) / log(11); ``first_h1`` the h1 candidate(s) highest on the page;
+    the same text) / log(11); ``first_h1`` the h1 candidate(s) highest on the page (``nan`` for every
+    h1 candidate when one of them has no finite ``y``: which is highest is not known; 0 for the others);
+    a candidate without a finite box is ``in_page`` (it is a text of the page, not a title it lacks);
     ``best_title_dice`` its ``title_segment_dice`` is the page's highest (and > 0).
 site (:mod:`mainentity.features.site`)
     ``has_site``, ``template_share``, ``slot_share``, ``slot_variety``.
@@ -292,6 +297,41 @@ def _prominent_texts(texts: Sequence[str], level: np.ndarray, size: np.ndarray) 
     return list(dict.fromkeys(ordered))[:MAX_PROMINENT]
 
 
+def _box(candidates: Sequence[TextBlock], name: str) -> np.ndarray:
+    """One box coordinate (``x``, ``y``, ``width`` or ``height``) of each candidate, in CSS px; ``nan``
+    where it is not finite (no layout)."""
+    values = np.array([getattr(candidate, name) for candidate in candidates], dtype=float)
+    return np.where(np.isfinite(values), values, np.nan)
+
+
+def _layout_columns(candidates: Sequence[TextBlock], rendered: RenderedPage, size: np.ndarray) -> dict[str, np.ndarray]:
+    """The columns that need a box: ``y_fold``, ``above_fold``, ``x_centre``, ``width``, ``lines``; ``nan``
+    where the box (or, for ``x_centre`` and ``width``, the page's width) is not finite."""
+    x, y, width, height = (_box(candidates, name) for name in ("x", "y", "width", "height"))
+    page_width = max(rendered.width, 1.0) if math.isfinite(rendered.width) else math.nan
+    with np.errstate(invalid="ignore"):  # comparisons with nan are False; the nan is put back below
+        above = np.where(np.isnan(y + height), np.nan, y + height / 2 < FOLD_PX)
+    return {
+        "y_fold": np.clip(y / FOLD_PX, 0.0, 4.0),  # np.clip keeps nan
+        "above_fold": above,
+        "x_centre": np.clip((x + width / 2) / page_width, 0.0, 1.0),
+        "width": np.clip(width / page_width, 0.0, 1.0),
+        "lines": np.clip(height / np.maximum(1.2 * size, 1.0), 0.0, 10.0) / 10.0,
+    }
+
+
+def _first_h1(candidates: Sequence[TextBlock], h1: np.ndarray) -> np.ndarray:
+    """1 for the h1 candidate(s) highest on the page, 0 for the other candidates; ``nan`` for every h1
+    candidate when one of them has no finite ``y`` (which is highest is then unknown)."""
+    out = np.zeros(len(candidates))
+    h1_indices = np.flatnonzero(h1)
+    if not len(h1_indices):
+        return out
+    tops = _box([candidates[i] for i in h1_indices], "y")
+    out[h1_indices] = np.nan if np.isnan(tops).any() else (tops == tops.min()).astype(float)
+    return out
+
+
 def candidate_features(
     candidates: Sequence[TextBlock],
     page: Page,
@@ -318,7 +358,8 @@ def candidate_features(
     Returns
     -------
     features : ndarray of shape (n_candidates, len(TRANSFER_FEATURES))
-        Finite values; see the module docstring for each column.
+        Finite values, and ``nan`` in the layout columns of candidates without a finite box; see the
+        module docstring for each column.
 
     Examples
     --------
@@ -351,15 +392,7 @@ def candidate_features(
     columns["fsize_rank"] = 1.0 - rank / max(len(distinct) - 1, 1)
     columns["bold"] = np.array([candidate.bold for candidate in candidates], dtype=float)
     columns["weight"] = np.array([candidate.font_weight for candidate in candidates], dtype=float) / 900.0
-    # a box that is not finite (never seen from Chromium, but records may come from elsewhere) counts as empty
-    y, x, width, height = (np.nan_to_num(np.array([getattr(c, name) for c in candidates], dtype=float),
-                                         nan=0.0, posinf=0.0, neginf=0.0) for name in ("y", "x", "width", "height"))
-    page_width = max(rendered.width, 1.0)
-    columns["y_fold"] = np.clip(y / FOLD_PX, 0.0, 4.0)
-    columns["above_fold"] = (y + height / 2 < FOLD_PX).astype(float)
-    columns["x_centre"] = np.clip((x + width / 2) / page_width, 0.0, 1.0)
-    columns["width"] = np.clip(width / page_width, 0.0, 1.0)
-    columns["lines"] = np.clip(height / np.maximum(1.2 * size, 1.0), 0.0, 10.0) / 10.0
+    columns.update(_layout_columns(candidates, rendered, size))
     columns["log_words"] = np.array([min(math.log1p(stat[1]) / math.log(101), 1.0) for stat in stats])
     columns["upper_share"] = np.array([stat[2] for stat in stats])
     columns["digit_share"] = np.array([stat[3] for stat in stats])
@@ -411,17 +444,14 @@ def candidate_features(
     columns["title_unsupported"] = np.where(is_whole_title, 1.0 - np.maximum(dice[:, 6], dice[:, 4]), 0.0)
 
     columns["kind_title"] = is_title.astype(float)
-    columns["in_page"] = (width > 0).astype(float)
+    width = np.array([candidate.width for candidate in candidates], dtype=float)
+    columns["in_page"] = np.where(np.isfinite(width), width > 0, 1.0)
     columns["merged"] = np.array([candidate.merged for candidate in candidates], dtype=float)
     columns["coverage"] = _coverage(candidates, normalized)
     columns["order"] = np.arange(n) / n
     counts = Counter(normalized)
     columns["repeats"] = np.array([min(math.log1p(counts[key] - 1) / math.log(11), 1.0) for key in normalized])
-    first_h1 = np.zeros(n)
-    h1_indices = np.flatnonzero(columns["h1"])
-    if len(h1_indices):
-        first_h1[[i for i in h1_indices if candidates[i].y == min(candidates[j].y for j in h1_indices)]] = 1.0
-    columns["first_h1"] = first_h1
+    columns["first_h1"] = _first_h1(candidates, columns["h1"])
     best = columns["title_segment_dice"]
     columns["best_title_dice"] = ((best == best.max()) & (best > 0)).astype(float)
 

@@ -9,6 +9,16 @@ take the unscaled, mixed features as they are), a logistic regression on standar
 (``"linear"``), and both (``"both"``: the sum of their log-odds, so that a page must convince the
 smooth linear model and the trees alike).
 
+Missing values (``nan``: the layout features of a page read without a browser, which has no boxes) are
+taken as missing, not as a value: the boosted trees learn at each split which side missing values go
+to (scikit-learn's native support), and the logistic regression is given the column means in their
+place plus one 0/1 indicator column per feature that had missing values (``SimpleImputer`` with
+``add_indicator``), so it can learn what a missing box says. A column missing on every training row
+says nothing; both learners get it as a constant 0 (no split and no weight can use it; the trees
+cannot bin a column without values). The imputer is added only when the
+training data holds a missing value: a ranker fitted on rendered pages is the same model as before
+missing values were allowed, bit for bit.
+
 The calibrator maps a page's best score to the probability that the answer is right, by isotonic
 regression on answers given on held-out pages (Zadrozny & Elkan 2002), with a logistic tail below the
 lowest held-out score (Platt 1999) so that a score far below what was seen reads as unlikely, not as
@@ -17,12 +27,14 @@ the lowest step.
 
 from __future__ import annotations
 
+import inspect
 from functools import cache
 
 import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, clone
 from sklearn.ensemble import HistGradientBoostingClassifier
+from sklearn.impute import SimpleImputer
 from sklearn.isotonic import IsotonicRegression
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
@@ -32,6 +44,11 @@ from threadpoolctl import ThreadpoolController
 
 #: Learners of :class:`CandidateRanker`.
 RANKER_METHODS = ("gbm", "linear", "both")
+
+#: ``check_array``'s keyword that lets ``nan`` through: ``ensure_all_finite`` from scikit-learn 1.6,
+#: ``force_all_finite`` before.
+_ALLOW_NAN = {("ensure_all_finite" if "ensure_all_finite" in inspect.signature(check_array).parameters
+               else "force_all_finite"): "allow-nan"}
 
 
 def page_balanced_weights(y: np.ndarray, groups: np.ndarray) -> np.ndarray:
@@ -100,6 +117,11 @@ class CandidateRanker(BaseEstimator):
     estimators_ : list of estimator
         The fitted scikit-learn classifiers (positive class 1): one, or two for ``"both"``.
     n_features_in_ : int
+    allows_missing_ : bool
+        The training data held missing values (``nan``), so the ranker takes them when it scores (the
+        logistic regression then starts with an imputer); a ranker fitted without any refuses them.
+    empty_columns_ : ndarray of shape (n_features_in_,) of bool
+        Columns missing on every training row, given to the learners as 0 (when ``allows_missing_``).
 
     Examples
     --------
@@ -120,7 +142,8 @@ class CandidateRanker(BaseEstimator):
         self.monotonic = monotonic
         self.random_state = random_state
 
-    def _make_estimators(self) -> list:
+    def _make_estimators(self, missing: bool) -> list:
+        """The unfitted classifiers; ``missing``: the training data holds ``nan`` (the linear model imputes)."""
         if self.method not in RANKER_METHODS:
             raise ValueError(f"unknown ranker method {self.method!r}; valid: {', '.join(RANKER_METHODS)}")
         estimators = []
@@ -131,9 +154,9 @@ class CandidateRanker(BaseEstimator):
                 monotonic_cst=None if self.monotonic is None else list(self.monotonic), random_state=self.random_state,
             ))
         if self.method in ("linear", "both"):
-            estimators.append(
-                make_pipeline(StandardScaler(), LogisticRegression(C=1.0 / self.l2, max_iter=max(self.max_iter, 500)))
-            )
+            steps = [SimpleImputer(add_indicator=True)] if missing else []
+            estimators.append(make_pipeline(
+                *steps, StandardScaler(), LogisticRegression(C=1.0 / self.l2, max_iter=max(self.max_iter, 500))))
         return estimators
 
     def fit(self, X, y, groups) -> CandidateRanker:
@@ -142,6 +165,7 @@ class CandidateRanker(BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_candidates, n_features)
+            Finite values or ``nan`` (missing).
         y : array-like of shape (n_candidates,)
             1 for a main-entity candidate, 0 otherwise; both classes must occur.
         groups : array-like of shape (n_candidates,)
@@ -154,16 +178,20 @@ class CandidateRanker(BaseEstimator):
         Raises
         ------
         ValueError
-            If ``method`` is unknown, shapes disagree, or ``y`` holds one class only.
+            If ``method`` is unknown, shapes disagree, ``X`` holds an infinite value, or ``y`` holds one
+            class only.
         """
-        X = check_array(X)
+        X = check_array(X, **_ALLOW_NAN)
         y = np.asarray(y).astype(int)
         groups = np.asarray(groups)
         if len(y) != len(X) or len(groups) != len(X):
             raise ValueError(f"X, y and groups must have one row per candidate; got {len(X)}, {len(y)}, {len(groups)}")
         if len(np.unique(y)) < 2:
             raise ValueError("the training candidates must hold both main entities (1) and others (0)")
-        estimators = self._make_estimators()
+        missing = bool(np.isnan(X).any())
+        self.empty_columns_ = np.isnan(X).all(axis=0) if len(X) else np.zeros(X.shape[1], bool)
+        X = self._without_empty_columns(X) if missing else X
+        estimators = self._make_estimators(missing)
         weights = page_balanced_weights(y, groups)
         for estimator in estimators:
             if isinstance(estimator, HistGradientBoostingClassifier):
@@ -172,7 +200,16 @@ class CandidateRanker(BaseEstimator):
                 estimator.fit(X, y, logisticregression__sample_weight=weights)
         self.estimators_ = estimators
         self.n_features_in_ = X.shape[1]
+        self.allows_missing_ = missing
         return self
+
+    def _without_empty_columns(self, X: np.ndarray) -> np.ndarray:
+        """``X`` with the columns missing on every training row set to 0 (a copy when there are any)."""
+        if not self.empty_columns_.any():
+            return X
+        X = X.copy()
+        X[:, self.empty_columns_] = 0.0
+        return X
 
     def decision_function(self, X) -> np.ndarray:
         """Candidate scores (log-odds of being a main entity under the page-balanced weights).
@@ -180,6 +217,7 @@ class CandidateRanker(BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_candidates, n_features)
+            Finite values, or ``nan`` when the ranker was fitted on data with missing values.
 
         Returns
         -------
@@ -188,12 +226,20 @@ class CandidateRanker(BaseEstimator):
         Raises
         ------
         ValueError
-            If ``n_features`` differs from the fitted one.
+            If ``n_features`` differs from the fitted one, or ``X`` holds ``nan`` and the training data
+            held none (a ranker of rendered pages asked about pages without layout).
         """
         check_is_fitted(self)
-        X = check_array(X, ensure_min_samples=0)
+        X = check_array(X, ensure_min_samples=0, **_ALLOW_NAN)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features; the ranker was fitted with {self.n_features_in_}")
+        # model files written before missing values were allowed lack the attribute: their data had none
+        if not getattr(self, "allows_missing_", False) and np.isnan(X).any():
+            columns = np.flatnonzero(np.isnan(X).any(axis=0)).tolist()
+            raise ValueError(f"X has missing values (nan) in columns {columns}; the ranker was fitted on data "
+                             "without any: fit it on data with missing values (pages read without layout)")
+        if getattr(self, "allows_missing_", False):
+            X = self._without_empty_columns(X)
         if len(X) == 0:
             return np.zeros(0)
         # one thread: a site's candidates are too few for OpenMP's start-up to pay off, and on a busy

@@ -1,0 +1,253 @@
+"""The static general model: the general recogniser trained on pages read without a browser.
+
+"Render few, read many": a page is read from its HTML alone (:func:`mainentity.render.static.read_static`,
+no layout, boxes ``nan``) and answered by a general recogniser trained on such static documents of the
+same labeled pages as the shipped model (``configs/general-static.yaml``: the data and parameters of
+``configs/general.yaml``). Its calibrated score says how likely that answer is right; only a page whose
+score is below a threshold needs the browser. This script measures that, and ships the model.
+
+For each cross-site protocol of ``configs/benchmark-cross-site.yaml`` (christianbook -> Readability,
+Readability -> christianbook, Readability site folds), the general recogniser is fitted on the static
+documents of the training pages and, alongside, on their renderings (render cache: Chromium starts only
+for pages not in it), and answers the test pages each way. Printed per protocol:
+
+- ROUGE-1 F1 and exact match of the static and the rendered answers against the labels
+  (:mod:`mainentity.evaluation.metrics`, best label alternative);
+- the coverage/accuracy curve of the static answers' calibrated score: for each threshold ``t``, the
+  share of pages with score >= ``t`` (answered statically), F1 and exact match of those pages' static
+  answers against the rendered model's answers and against the labels, and F1 and exact match over all
+  pages when those below ``t`` take the rendered answer (``mixed``); ``loss`` is the rendered F1 minus
+  the mixed F1.
+
+A page whose static read failed has no static answer (always rendered); one whose rendering failed has
+an empty rendered answer (wrong). With ``--ship``, the static model is then fitted on every labeled
+page of ``configs/general-static.yaml`` and saved to ``mainentity/pretrained/general-static/`` (the
+model file, ``config.yaml`` and ``meta.json``; ``SOURCES.md`` is kept), with the static read and
+predict CPU time per page of Readability's pages, each answered as a lone page.
+
+Usage::
+
+    python benchmarks/static_model.py [--protocol LABEL ...] [--out FILE.md] [--ship]
+
+runs every protocol, or those named; ``--ship`` alone only fits and ships the model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from mainentity import __version__
+from mainentity.config import Config, load_benchmark_config, load_config
+from mainentity.evaluation.metrics import exact_match, rouge1, score_page
+from mainentity.evaluation.report import write_text_atomic
+from mainentity.pipeline import (
+    data_summary,
+    fit_cleaners,
+    fit_recognizer,
+    iter_documents,
+    load_labeled_pages,
+    page_key,
+    train_test_folds,
+)
+from mainentity.records import Document, Page
+from mainentity.render.static import read_static
+from mainentity.runs import PRETRAINED_DIR, TrainedModel, build_recognizer, save_model
+from mainentity.sitedump import dump_files_for, page_digest
+
+REPO = Path(__file__).resolve().parents[1]
+CONFIG = REPO / "configs" / "general-static.yaml"
+BENCHMARK = REPO / "configs" / "benchmark-cross-site.yaml"
+PROTOCOLS = ("christianbook->readability", "readability->christianbook", "readability-site-folds")
+THRESHOLDS = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99)
+
+
+@dataclass(frozen=True)
+class PageResult:
+    """One test page of a protocol: its labels, its static answer and score, its rendered answer."""
+
+    labels: tuple[str, ...]
+    static: str
+    score: float  # calibrated; nan when the static read failed
+    rendered: str
+
+
+def static_documents(pages: Sequence[Page], subresources: bool) -> tuple[dict, list[float]]:
+    """Static documents by page key (pages whose read failed left out), and each read's CPU time (ms)."""
+    documents, times = {}, []
+    for page in pages:
+        start = time.process_time()
+        try:
+            documents[page_key(page)] = Document(page, read_static(page, dump_files_for(page) if subresources
+                                                                   else None))
+        except ValueError as error:
+            print(f"static read failed: {error}", file=sys.stderr)
+        times.append((time.process_time() - start) * 1000)
+    return documents, times
+
+
+def rendered_documents(pages: Sequence[Page], config: Config) -> dict:
+    """Rendered documents by page key (through the render cache; failed pages left out)."""
+    return {page_key(page): document
+            for page, document, _ in iter_documents(pages, needs_render=True, render=config.render)
+            if document is not None}
+
+
+def fitted(config: Config, documents: dict, pages: Sequence[Page], seed: int, **override):
+    """The configured general recogniser fitted on the documents of ``pages`` that it has."""
+    recognizer = build_recognizer(config).set_params(random_state=seed, **override)
+    return recognizer.fit([documents[page_key(page)] for page in pages if page_key(page) in documents])
+
+
+def answers(recognizer, documents: dict, pages: Sequence[Page]) -> dict:
+    """``page key -> (answer, score)`` of the test pages the recogniser has documents of (one call)."""
+    present = [documents[page_key(page)] for page in pages if page_key(page) in documents]
+    return {page_key(document.page): (prediction.main_entity, prediction.score)
+            for document, prediction in zip(present, recognizer.predict(present), strict=True)}
+
+
+def run_protocol(folds, config: Config, static: dict, rendered: dict, seed: int) -> list[PageResult]:
+    """Every test page of a protocol's folds, answered by the static and the rendered model."""
+    results = []
+    for train, test in folds:
+        static_answers = answers(fitted(config, static, train, seed), static, test)
+        # the rendered model's answers only: its calibration changes no answer (abstain_below is 0)
+        rendered_answers = answers(fitted(config, rendered, train, seed, calibrate=False), rendered, test)
+        for page in test:
+            answer, score = static_answers.get(page_key(page), ("", float("nan")))
+            results.append(PageResult(page.main_entity, answer, score, rendered_answers.get(page_key(page), ("",))[0]))
+    return results
+
+
+def label_scores(answers_: Sequence[str], results: Sequence[PageResult]) -> tuple[float, float]:
+    """Mean ROUGE-1 F1 and exact match of answers against the pages' labels (nan for no page)."""
+    if not results:
+        return float("nan"), float("nan")
+    scores = [score_page(answer, result.labels) for answer, result in zip(answers_, results, strict=True)]
+    return float(np.mean([s["rouge1_f"] for s in scores])), float(np.mean([s["exact"] for s in scores]))
+
+
+def threshold_rows(results: Sequence[PageResult]) -> list[dict]:
+    """The coverage/accuracy curve of the static score (see the module docstring), one row per threshold."""
+    rendered_f1, rendered_exact = label_scores([r.rendered for r in results], results)
+    rows = []
+    for threshold in THRESHOLDS:
+        static = [r for r in results if r.score >= threshold]  # nan (no static answer) is never >= t
+        mixed = [r.static if r.score >= threshold else r.rendered for r in results]
+        f1, exact = label_scores([r.static for r in static], static)
+        mixed_f1, mixed_exact = label_scores(mixed, results)
+        rows.append({
+            "t": threshold, "coverage": len(static) / len(results),
+            "agree_f1": float(np.mean([rouge1(r.static, r.rendered)[2] for r in static])) if static else np.nan,
+            "agree_exact": float(np.mean([exact_match(r.static, r.rendered) for r in static])) if static else np.nan,
+            "f1": f1, "exact": exact, "mixed_f1": mixed_f1, "mixed_exact": mixed_exact,
+            "loss_f1": rendered_f1 - mixed_f1, "loss_exact": rendered_exact - mixed_exact,
+        })
+    return rows
+
+
+def report(label: str, results: Sequence[PageResult]) -> list[str]:
+    """Markdown lines of one protocol: static and rendered scores, then the threshold table."""
+    static_f1, static_exact = label_scores([r.static for r in results], results)
+    rendered_f1, rendered_exact = label_scores([r.rendered for r in results], results)
+    lines = [f"## {label}", "",
+             f"{len(results)} test pages; ROUGE-1 F1 / exact match against the labels: static "
+             f"{static_f1:.3f} / {static_exact:.3f}, rendered {rendered_f1:.3f} / {rendered_exact:.3f}; "
+             f"{sum(np.isnan(r.score) for r in results)} static reads failed.", "",
+             "| t | static share | F1 vs rendered | exact vs rendered | F1 | exact | mixed F1 | mixed exact "
+             "| F1 loss | exact loss |",
+             "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for row in threshold_rows(results):
+        lines.append("| " + " | ".join(f"{row[key]:.3f}" if key != "t" else f"{row[key]:.2f}" for key in (
+            "t", "coverage", "agree_f1", "agree_exact", "f1", "exact", "mixed_f1", "mixed_exact", "loss_f1",
+            "loss_exact")) + " |")
+    return [*lines, ""]
+
+
+def ship(config: Config, time_pages: Sequence[Page]) -> Path:
+    """Fit the static model on every labeled page of ``config`` and save it as a shipped model."""
+    loaded, labeled = load_labeled_pages(config.data, random_state=config.seed)
+    documents, read_ms = static_documents(labeled, config.render.subresources)
+    train = list(documents.values())
+    recognizer = build_recognizer(config)
+    started = time.perf_counter()
+    cleaners = fit_cleaners(train, config.cleaning, random_state=config.seed)
+    fit_recognizer(recognizer, train, cleaners, config.cleaning)
+    fit_s = time.perf_counter() - started
+    target = PRETRAINED_DIR / config.name
+    save_model(TrainedModel(target, config, recognizer, cleaners, frozenset(page_digest(d.page) for d in train)),
+               target)
+    read_ms, predict_ms = lone_page_times(recognizer, time_pages, config.render.subresources)
+    meta = {
+        "mainentity_version": __version__, "model": config.model.name, "reader": "static",
+        "built_by": "python benchmarks/static_model.py --ship",
+        "data": data_summary(config.data, loaded), "n_train_pages": len(train),
+        "n_static_read_failures": len(labeled) - len(train),
+        "timings": {"fit_s": round(fit_s, 3), "static_read_ms_per_page_median": round(statistics.median(read_ms), 2),
+                    "predict_ms_per_lone_page_median": round(statistics.median(predict_ms), 2)},
+    }
+    write_text_atomic(target / "meta.json", json.dumps(meta, indent=2, default=str))
+    print(f"shipped {target}: {len(train)} pages; per lone page (Readability, CPU ms, median / mean): read "
+          f"{statistics.median(read_ms):.1f} / {statistics.mean(read_ms):.1f}, predict "
+          f"{statistics.median(predict_ms):.1f} / {statistics.mean(predict_ms):.1f}")
+    return target
+
+
+def lone_page_times(recognizer, pages: Sequence[Page], subresources: bool) -> tuple[list[float], list[float]]:
+    """CPU time (ms) of the static read and of the prediction of each page, answered alone (after a warm-up)."""
+    documents, _ = static_documents(pages[:5], subresources)  # warm-up: imports, caches
+    recognizer.predict(list(documents.values()))
+    read_ms, predict_ms = [], []
+    for page in pages:
+        documents, (read,) = static_documents([page], subresources)
+        if not documents:
+            continue
+        start = time.process_time()
+        recognizer.predict(list(documents.values()))
+        predict_ms.append((time.process_time() - start) * 1000)
+        read_ms.append(read)
+    return read_ms, predict_ms
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--protocol", action="append", choices=PROTOCOLS, help="run only this protocol (repeatable)")
+    parser.add_argument("--out", type=Path, help="also write the tables to this Markdown file")
+    parser.add_argument("--ship", action="store_true",
+                        help="fit on all labeled pages and ship the model (alone: no protocol is run)")
+    args = parser.parse_args(argv)
+    config = load_config(CONFIG)
+    bench = load_benchmark_config(BENCHMARK)
+    lines = ["# The static general model on the cross-site protocol", "",
+             f"`python benchmarks/static_model.py{' --out ' + str(args.out) if args.out else ''}`; thresholds on "
+             "the static model's calibrated score; mixed: pages below the threshold take the rendered answer.", ""]
+    for label, data in bench.datasets:
+        if label not in (args.protocol or (() if args.ship else PROTOCOLS)):
+            continue
+        _, labeled = load_labeled_pages(data, random_state=bench.seed)
+        folds = train_test_folds(data, labeled, random_state=bench.seed)
+        pages = list({page_key(p): p for fold in folds for part in fold for p in part}.values())
+        static, _ = static_documents(pages, config.render.subresources)
+        rendered = rendered_documents(pages, config)
+        table = report(label, run_protocol(folds, config, static, rendered, bench.seed))
+        print("\n".join(table), flush=True)
+        lines += table
+    if args.out:
+        write_text_atomic(args.out, "\n".join(lines))
+    if args.ship:
+        readability = next(data for label, data in bench.datasets if label == "christianbook->readability")
+        time_pages = load_labeled_pages(replace(readability, datasets=readability.test_datasets, test_datasets=()))[1]
+        ship(config, time_pages)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
