@@ -33,6 +33,9 @@ CLEANING_METHODS = ("none", "sst", "infodiscoverer")
 #: ``render.policy``: render every page, or render few (a site's template samples and the pages whose HTML
 #: does not settle them; :mod:`mainentity.render_few`).
 RENDER_POLICIES = ("always", "auto")
+#: ``render.reader``: how a page becomes a document: laid out in Chromium, or read from its HTML and
+#: stylesheets alone (:func:`mainentity.render.static.read_static`: no layout, the boxes missing).
+RENDER_READERS = ("chromium", "static")
 
 
 class ConfigError(ValueError):
@@ -117,6 +120,9 @@ class RenderConfig:
     ``policy`` (:data:`RENDER_POLICIES`): ``always`` renders every page; ``auto`` renders few: a sample
     of each template of a large site, and the pages whose HTML does not settle them
     (:mod:`mainentity.render_few`); ``predict --render`` overrides it.
+
+    ``reader`` (:data:`RENDER_READERS`): ``chromium`` lays every page out; ``static`` reads it from its
+    HTML and stylesheets alone, without a browser (the static model ``general-static`` is trained so).
     """
 
     javascript: bool = False
@@ -126,6 +132,7 @@ class RenderConfig:
     cache_dir: str | None = None
     subresources: bool = True
     policy: str = "always"
+    reader: str = "chromium"
 
     def cache_path(self) -> str:
         """The render cache directory in use.
@@ -304,6 +311,9 @@ def _validate(config: Config, source: str) -> None:
     if config.render.policy not in RENDER_POLICIES:
         raise ConfigError(f"{source}: 'render.policy' must be one of {', '.join(RENDER_POLICIES)}; "
                           f"got {config.render.policy!r}")
+    if config.render.reader not in RENDER_READERS:
+        raise ConfigError(f"{source}: 'render.reader' must be one of {', '.join(RENDER_READERS)}; "
+                          f"got {config.render.reader!r}")
     if config.render.concurrency < 1:
         raise ConfigError(f"{source}: 'render.concurrency' must be >= 1; got {config.render.concurrency}")
     if config.render.timeout_s <= 0:
@@ -312,7 +322,7 @@ def _validate(config: Config, source: str) -> None:
 
 #: ``render`` keys a model directory's config may set: how pages are laid out and waited for, never a
 #: program or a path (a model is data).
-MODEL_RENDER_KEYS = ("javascript", "timeout_s", "concurrency", "retries", "subresources", "policy")
+MODEL_RENDER_KEYS = ("javascript", "timeout_s", "concurrency", "retries", "subresources", "policy", "reader")
 
 #: Keys that older mainentity versions wrote into every config with these values; read as absent.
 _LEGACY_RENDER_VALUES = {"executable_path": "/usr/bin/chromium", "cache_dir": None}

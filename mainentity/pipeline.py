@@ -149,6 +149,43 @@ class RenderedDocuments:
 
 
 @dataclass(frozen=True)
+class StaticDocuments:
+    """Pages become documents read from their HTML and stylesheets alone, no browser
+    (:func:`mainentity.render.static.read_static`: the renderer's text blocks without boxes).
+
+    Attributes
+    ----------
+    subresources : SubresourceSources, optional
+        What serves each site's stylesheets.
+    """
+
+    subresources: SubresourceSources | None = None
+
+    def __call__(self, pages: Sequence[Page], *, rendered: bool) -> Iterator[tuple[Page, Document | None, str]]:
+        from mainentity.render.static import read_static
+
+        sources = self.subresources if self.subresources is not None else SubresourceSources()
+        for page in pages:
+            if not rendered:
+                yield page, Document(page), ""
+                continue
+            try:
+                yield page, Document(page, read_static(page, sources.for_page(page))), ""
+            except ValueError as error:
+                yield page, None, str(error)
+
+
+def page_documents(
+    render: RenderConfig, subresources: SubresourceSources | None = None, renderer: Renderer | None = None
+) -> PageDocuments:
+    """How the config's ``render.reader`` makes documents: :class:`RenderedDocuments` (``chromium``) or
+    :class:`StaticDocuments` (``static``)."""
+    if render.reader == "static":
+        return StaticDocuments(subresources)
+    return RenderedDocuments(render, subresources, renderer)
+
+
+@dataclass(frozen=True)
 class KnownDocuments:
     """Documents already made (a training run's test pages, a benchmark fold's): no page is read again.
 
@@ -370,8 +407,8 @@ def predict_pages(
     pages : sequence of Page
         All the pages of one or more sites, anchors filled.
     read : PageDocuments, optional
-        How pages become documents; default ``RenderedDocuments(model.config.render, subresources,
-        renderer)``.
+        How pages become documents; default :func:`page_documents` of the model's ``render`` section
+        (with ``subresources`` and ``renderer``).
     subresources : SubresourceSources, optional
         What serves each site's stylesheets, fonts and images (for the default ``read``).
     renderer : Renderer, optional
@@ -404,7 +441,7 @@ def predict_pages(
         logger.info("render policy auto needs a site-level recogniser without cleaning; every page is rendered")
     if policy == "auto" and renders_few(model):
         return _predict_rendering_few(model, pages, read, subresources, renderer, static_model, on_prediction)
-    read = read if read is not None else RenderedDocuments(model.config.render, subresources, renderer)
+    read = read if read is not None else page_documents(model.config.render, subresources, renderer)
     if cleaners is None:
         cleaners = cleaners_for(model, pages, read)
     stream = read(pages, rendered=model.recognizer.needs_render)
@@ -429,9 +466,10 @@ def _answered_by(prediction: Prediction, how: str = "rendered") -> Prediction:
 
 def renders_few(model: TrainedModel) -> bool:
     """Whether the ``auto`` render policy applies to ``model``: a site-level recogniser that renders
-    (the general recogniser, whose site vote finds the template slots) and no cleaning (a cleaner
-    would need every page rendered)."""
-    return model.recognizer.site_level and model.recognizer.needs_render and model.config.cleaning.method == "none"
+    in Chromium (the general recogniser, whose site vote finds the template slots) and no cleaning (a
+    cleaner would need every page rendered)."""
+    return (model.recognizer.site_level and model.recognizer.needs_render and model.config.render.reader == "chromium"
+            and model.config.cleaning.method == "none")
 
 
 def _predict_rendering_few(

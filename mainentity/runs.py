@@ -48,6 +48,7 @@ from mainentity.pipeline import (
     build_recognizer,
     fit_cleaners,
     fit_model,
+    page_documents,
     predict_pages,
     render_all,
     render_settings,
@@ -100,7 +101,7 @@ def train(config: Config) -> Path:
 
     timings: dict[str, float] = {}
     tick = time.perf_counter()
-    read = RenderedDocuments(config.render, run_pages.subresources)
+    read = page_documents(config.render, run_pages.subresources)
     documents, render_failures = render_all(train_pages + test_pages, read, rendered=recognizer.needs_render)
     timings["render_s"] = time.perf_counter() - tick
 

@@ -20,9 +20,10 @@ from typing import Protocol
 from mainentity.config import RenderConfig
 from mainentity.model_store import TrainedModel
 from mainentity.pipeline import (
-    RenderedDocuments,
+    PageDocuments,
     clean_documents,
     cleaners_for,
+    page_documents,
     predict_pages,
     render_all,
     render_settings,
@@ -85,9 +86,10 @@ class SiteTask:
             return SubresourceSources({self.pages[0].site_id: DumpFiles(self.directory)})
         return SubresourceSources()
 
-    def read(self, model: TrainedModel) -> RenderedDocuments:
-        """How the task's pages become documents (the render cache, Chromium for the misses)."""
-        return RenderedDocuments(model.config.render, self.subresources())
+    def read(self, model: TrainedModel) -> PageDocuments:
+        """How the task's pages become documents (the model's reader: the render cache and Chromium for
+        the misses, or the static reader)."""
+        return page_documents(model.config.render, self.subresources())
 
 
 @dataclass(frozen=True)

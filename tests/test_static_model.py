@@ -143,13 +143,14 @@ def test_a_general_recognizer_fits_on_static_documents_predicts_and_round_trips(
 
 def test_the_shipped_static_model_answers_the_sample_shop_with_calibrated_scores():
     from mainentity.evaluation.metrics import score_page
-    from mainentity.runs import load_model
-    from mainentity.sitedump import dump_files_for, read_dataset
+    from mainentity.model_store import load_trained_model
+    from mainentity.sitedump import SubresourceSources, read_dataset
 
-    model = load_model("general-static")
+    model = load_trained_model("general-static")
     assert model.recognizer.ranker_.allows_missing_
     (site,) = read_dataset(REPO / "datasets" / "sample-shop")
-    documents = [Document(page, read_static(page, dump_files_for(page))) for page in site.pages]
+    sources = SubresourceSources.of_dumps([site])
+    documents = [Document(page, read_static(page, sources.for_page(page))) for page in site.pages]
     predictions = model.recognizer.predict(documents)
     assert len(predictions) == 42 and not any(p.error for p in predictions)
     assert all(0.0 <= p.score <= 1.0 for p in predictions)
