@@ -20,48 +20,35 @@ for pages not in it), and answers the test pages each way. Printed per protocol:
   the mixed F1.
 
 A page whose static read failed has no static answer (always rendered); one whose rendering failed has
-an empty rendered answer (wrong). With ``--ship``, the static model is then fitted on every labeled
-page of ``configs/general-static.yaml`` and saved to ``mainentity/pretrained/general-static/`` (the
-model file, ``config.yaml`` and ``meta.json``; ``SOURCES.md`` is kept), with the static read and
-predict CPU time per page of Readability's pages, each answered as a lone page.
+an empty rendered answer (wrong). The shipped static model itself is built by the one training path:
+``python train.py configs/general-static.yaml --ship`` (``render.reader: static``).
 
 Usage::
 
-    python benchmarks/static_model.py [--protocol LABEL ...] [--out FILE.md] [--ship]
+    python benchmarks/static_model.py [--protocol LABEL ...] [--out FILE.md]
 
-runs every protocol, or those named; ``--ship`` alone only fits and ships the model.
+runs every protocol, or those named.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import statistics
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from mainentity import __version__
+from mainentity._files import write_text_atomic
 from mainentity.config import Config, load_benchmark_config, load_config
 from mainentity.evaluation.metrics import exact_match, rouge1, score_page
-from mainentity.evaluation.report import write_text_atomic
-from mainentity.pipeline import (
-    data_summary,
-    fit_cleaners,
-    fit_recognizer,
-    iter_documents,
-    load_labeled_pages,
-    page_key,
-    train_test_folds,
-)
+from mainentity.loading import load_run_pages, page_key
+from mainentity.pipeline import build_recognizer, iter_documents
 from mainentity.records import Document, Page
 from mainentity.render.static import read_static
-from mainentity.runs import PRETRAINED_DIR, TrainedModel, build_recognizer, save_model
-from mainentity.sitedump import dump_files_for, page_digest
+from mainentity.sitedump import SubresourceSources
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIG = REPO / "configs" / "general-static.yaml"
@@ -80,24 +67,24 @@ class PageResult:
     rendered: str
 
 
-def static_documents(pages: Sequence[Page], subresources: bool) -> tuple[dict, list[float]]:
+def static_documents(pages: Sequence[Page], sources: SubresourceSources) -> tuple[dict, list[float]]:
     """Static documents by page key (pages whose read failed left out), and each read's CPU time (ms)."""
     documents, times = {}, []
     for page in pages:
         start = time.process_time()
         try:
-            documents[page_key(page)] = Document(page, read_static(page, dump_files_for(page) if subresources
-                                                                   else None))
+            documents[page_key(page)] = Document(page, read_static(page, sources.for_page(page)))
         except ValueError as error:
             print(f"static read failed: {error}", file=sys.stderr)
         times.append((time.process_time() - start) * 1000)
     return documents, times
 
 
-def rendered_documents(pages: Sequence[Page], config: Config) -> dict:
+def rendered_documents(pages: Sequence[Page], config: Config, sources: SubresourceSources) -> dict:
     """Rendered documents by page key (through the render cache; failed pages left out)."""
     return {page_key(page): document
-            for page, document, _ in iter_documents(pages, needs_render=True, render=config.render)
+            for page, document, _ in iter_documents(pages, needs_render=True, render=config.render,
+                                                    subresources=sources)
             if document is not None}
 
 
@@ -172,57 +159,10 @@ def report(label: str, results: Sequence[PageResult]) -> list[str]:
     return [*lines, ""]
 
 
-def ship(config: Config, time_pages: Sequence[Page]) -> Path:
-    """Fit the static model on every labeled page of ``config`` and save it as a shipped model."""
-    loaded, labeled = load_labeled_pages(config.data, random_state=config.seed)
-    documents, read_ms = static_documents(labeled, config.render.subresources)
-    train = list(documents.values())
-    recognizer = build_recognizer(config)
-    started = time.perf_counter()
-    cleaners = fit_cleaners(train, config.cleaning, random_state=config.seed)
-    fit_recognizer(recognizer, train, cleaners, config.cleaning)
-    fit_s = time.perf_counter() - started
-    target = PRETRAINED_DIR / config.name
-    save_model(TrainedModel(target, config, recognizer, cleaners, frozenset(page_digest(d.page) for d in train)),
-               target)
-    read_ms, predict_ms = lone_page_times(recognizer, time_pages, config.render.subresources)
-    meta = {
-        "mainentity_version": __version__, "model": config.model.name, "reader": "static",
-        "built_by": "python benchmarks/static_model.py --ship",
-        "data": data_summary(config.data, loaded), "n_train_pages": len(train),
-        "n_static_read_failures": len(labeled) - len(train),
-        "timings": {"fit_s": round(fit_s, 3), "static_read_ms_per_page_median": round(statistics.median(read_ms), 2),
-                    "predict_ms_per_lone_page_median": round(statistics.median(predict_ms), 2)},
-    }
-    write_text_atomic(target / "meta.json", json.dumps(meta, indent=2, default=str))
-    print(f"shipped {target}: {len(train)} pages; per lone page (Readability, CPU ms, median / mean): read "
-          f"{statistics.median(read_ms):.1f} / {statistics.mean(read_ms):.1f}, predict "
-          f"{statistics.median(predict_ms):.1f} / {statistics.mean(predict_ms):.1f}")
-    return target
-
-
-def lone_page_times(recognizer, pages: Sequence[Page], subresources: bool) -> tuple[list[float], list[float]]:
-    """CPU time (ms) of the static read and of the prediction of each page, answered alone (after a warm-up)."""
-    documents, _ = static_documents(pages[:5], subresources)  # warm-up: imports, caches
-    recognizer.predict(list(documents.values()))
-    read_ms, predict_ms = [], []
-    for page in pages:
-        documents, (read,) = static_documents([page], subresources)
-        if not documents:
-            continue
-        start = time.process_time()
-        recognizer.predict(list(documents.values()))
-        predict_ms.append((time.process_time() - start) * 1000)
-        read_ms.append(read)
-    return read_ms, predict_ms
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--protocol", action="append", choices=PROTOCOLS, help="run only this protocol (repeatable)")
     parser.add_argument("--out", type=Path, help="also write the tables to this Markdown file")
-    parser.add_argument("--ship", action="store_true",
-                        help="fit on all labeled pages and ship the model (alone: no protocol is run)")
     args = parser.parse_args(argv)
     config = load_config(CONFIG)
     bench = load_benchmark_config(BENCHMARK)
@@ -230,22 +170,18 @@ def main(argv: list[str] | None = None) -> int:
              f"`python benchmarks/static_model.py{' --out ' + str(args.out) if args.out else ''}`; thresholds on "
              "the static model's calibrated score; mixed: pages below the threshold take the rendered answer.", ""]
     for label, data in bench.datasets:
-        if label not in (args.protocol or (() if args.ship else PROTOCOLS)):
+        if label not in (args.protocol or PROTOCOLS):
             continue
-        _, labeled = load_labeled_pages(data, random_state=bench.seed)
-        folds = train_test_folds(data, labeled, random_state=bench.seed)
+        run_pages = load_run_pages(data, random_state=bench.seed)
+        folds = run_pages.folds
         pages = list({page_key(p): p for fold in folds for part in fold for p in part}.values())
-        static, _ = static_documents(pages, config.render.subresources)
-        rendered = rendered_documents(pages, config)
+        static, _ = static_documents(pages, run_pages.subresources)
+        rendered = rendered_documents(pages, config, run_pages.subresources)
         table = report(label, run_protocol(folds, config, static, rendered, bench.seed))
         print("\n".join(table), flush=True)
         lines += table
     if args.out:
         write_text_atomic(args.out, "\n".join(lines))
-    if args.ship:
-        readability = next(data for label, data in bench.datasets if label == "christianbook->readability")
-        time_pages = load_labeled_pages(replace(readability, datasets=readability.test_datasets, test_datasets=()))[1]
-        ship(config, time_pages)
     return 0
 
 
