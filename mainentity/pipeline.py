@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -445,23 +445,24 @@ def predict_pages(
     if cleaners is None:
         cleaners = cleaners_for(model, pages, read)
     stream = read(pages, rendered=model.recognizer.needs_render)
-    rendered = model.recognizer.needs_render
+    how = answered_by(model) if model.recognizer.needs_render else ""
 
     def emit(prediction: Prediction) -> None:
         if on_prediction is not None:
-            on_prediction(_answered_by(prediction) if rendered else prediction)
+            on_prediction(prediction.answered(how))
 
     predictions = predict_documents(
         model.recognizer, progress(stream, len(pages), progress_desc) if progress_desc else stream,
         cleaners=cleaners, batch_size=batch_size, on_prediction=emit,
         pages_per_site=Counter(page.site_id for page in pages),
     )
-    return [_answered_by(prediction) for prediction in predictions] if rendered else predictions
+    return [prediction.answered(how) for prediction in predictions]
 
 
-def _answered_by(prediction: Prediction, how: str = "rendered") -> Prediction:
-    """``prediction`` saying how its page was answered; an error row says nothing."""
-    return prediction if prediction.error else replace(prediction, answered_by=how)
+def answered_by(model: TrainedModel) -> str:
+    """How a model answers the pages it reads itself: ``"rendered"`` (Chromium) or ``"static"`` (its
+    ``render.reader`` is ``static``); see :attr:`mainentity.records.Prediction.answered_by`."""
+    return "static" if model.config.render.reader == "static" else "rendered"
 
 
 def renders_few(model: TrainedModel) -> bool:

@@ -10,7 +10,7 @@ package, so every stage can import it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 #: The meta tags whose ``content`` is a title of the page (Gali & Fränti 2016, TTA sources).
 META_TITLE_KEYS = ("og:title", "title", "twitter:title")
@@ -182,3 +182,14 @@ class Prediction:
     candidates: tuple[str, ...] = ()
     error: str = ""
     answered_by: str = ""
+
+    def answered(self, how: str) -> Prediction:
+        """This prediction saying how its page was answered (:attr:`answered_by`); an error row, or an
+        empty ``how``, says nothing.
+
+        >>> Prediction("s", "a.html", "u", "A").answered("slot").answered_by
+        'slot'
+        >>> Prediction("s", "a.html", "u", error="timed out").answered("rendered").answered_by
+        ''
+        """
+        return self if self.error or not how else replace(self, answered_by=how)

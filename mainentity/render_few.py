@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from mainentity.records import Document, Page, Prediction, RenderedPage
 from mainentity.slot_transfer import transfer_site
@@ -98,7 +98,7 @@ def _static_answers(
             logger.info("%s/%s is rendered: %s", page.site_id, page.path, error)
     if not documents:
         return {}
-    return {(p.site_id, p.path): replace(p, answered_by="static") for p in predict_static(documents)
+    return {(p.site_id, p.path): p.answered("static") for p in predict_static(documents)
             if not p.error and p.main_entity and p.score >= threshold}
 
 
@@ -146,7 +146,7 @@ def answer_pages(
             rendered = {(p.site_id, p.path): p for p in (predict(waiting) if waiting else ())}
             for page in site_pages:
                 key = (page.site_id, page.path)
-                yield static[key] if key in static else _answered(rendered[key], "rendered")
+                yield static[key] if key in static else rendered[key].answered("rendered")
         logger.info("%d pages of small sites: %d answered statically, %d rendered", len(small), len(static),
                     len(to_render))
     for site_pages in sites.values():
@@ -156,11 +156,6 @@ def answer_pages(
                                  min_pages=settings.min_sample_pages, max_pages=settings.max_sample_pages)
         for prediction in transfer.predictions:
             rendered = (prediction.site_id, prediction.path) in transfer.rendered
-            yield _answered(prediction, "rendered" if rendered else "slot")
+            yield prediction.answered("rendered" if rendered else "slot")
         logger.info("site %s: %d of %d pages rendered (%d templates)", site_pages[0].site_id,
                     len(transfer.rendered), len(site_pages), len(transfer.templates))
-
-
-def _answered(prediction: Prediction, how: str) -> Prediction:
-    """``prediction`` saying how it was answered (an error row says nothing)."""
-    return prediction if prediction.error else replace(prediction, answered_by=how)

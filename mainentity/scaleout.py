@@ -21,6 +21,7 @@ from mainentity.config import RenderConfig
 from mainentity.model_store import TrainedModel
 from mainentity.pipeline import (
     PageDocuments,
+    answered_by,
     clean_documents,
     cleaners_for,
     page_documents,
@@ -344,7 +345,8 @@ def predict_on_cluster(
             continue
         del shards[result.site_id]
         try:
-            predictions = predict_scored_shards(model.recognizer, [site[index] for index in range(len(site))])
+            predictions = [prediction.answered(answered_by(model)) for prediction in
+                           predict_scored_shards(model.recognizer, [site[index] for index in range(len(site))])]
         except Exception as error:  # noqa: BLE001 - one site's failure must not stop the run
             logger.warning("%s; the site is predicted whole", error)
             failed_sites.append(result.site_id)

@@ -54,7 +54,7 @@ def run_in_tab(renderer: Renderer, page: Page, seconds: float):
     async def load_and_wait():
         tab = await renderer._acquire()
         try:
-            await renderer._load(tab, page)
+            await renderer._load(tab, page, None)
             await asyncio.sleep(seconds)
             return tab.page.url, await tab.page.evaluate("document.body.innerText")
         finally:
@@ -360,7 +360,7 @@ class _CrashingRenderer(Renderer):
         self.always = always
         self.n_crashes = 0
 
-    async def _navigate(self, tab, page):
+    async def _navigate(self, tab, page, files):
         if page.path.startswith("crash") and (self.always or self.n_crashes == 0):
             self.n_crashes += 1
             async with tab.page.expect_event("crash", timeout=10_000):
@@ -368,7 +368,7 @@ class _CrashingRenderer(Renderer):
                     await tab.page.goto("chrome://crash")
                 except Exception:  # the crash aborts the navigation
                     pass
-        await super()._navigate(tab, page)
+        await super()._navigate(tab, page, files)
 
 
 @pytest.mark.parametrize("always", [False, True])
