@@ -242,6 +242,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, FileNotFoundError, ImportError) as error:
         logger.error("%s", error)
         return 2
+    except RuntimeError as error:  # a program of the environment that cannot start (Chromium, node)
+        logger.error("%s", " ".join(str(error).split())[:500])
+        return 2
     except KeyboardInterrupt:
         if args.command == "annotate":
             logger.info("stopped; every saved label is in the manifest")

@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -519,6 +519,7 @@ def _predict_rendering_few(
             logger.warning("static model failed on %s (%s); its pages are rendered", documents[0].page.site_id, error)
             return []
 
+    abstain_below = model.recognizer.get_params().get("abstain_below", 0.0) or 0.0
     predictions = []
     try:
         for prediction in answer_pages(
@@ -526,6 +527,9 @@ def _predict_rendering_few(
             read_static=lambda page: read_static(page, sources.for_page(page)),
             predict_static=predict_static if static_model is not None else None,
         ):
+            if prediction.answered_by != "rendered" and prediction.score < abstain_below:
+                # the model's own threshold holds for answers read without it: no answer, the text kept
+                prediction = replace(prediction, main_entity="")
             predictions.append(prediction)
             if on_prediction is not None:
                 on_prediction(prediction)

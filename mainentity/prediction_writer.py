@@ -89,6 +89,9 @@ class PredictionWriter:
                 rows = [_json_row(line, number) for number, line in enumerate(text.splitlines(), 1) if line.strip()]
             else:
                 reader = csv.DictReader(text.splitlines())
+                if text and tuple(reader.fieldnames or ()) == COLUMNS[:-1]:
+                    raise ValueError("it was written by an older mainentity, without the answered_by column; "
+                                     "write to a new output file")
                 if text and tuple(reader.fieldnames or ()) != COLUMNS:
                     raise ValueError(f"its header is {reader.fieldnames}, not {list(COLUMNS)}")
                 rows = list(reader)

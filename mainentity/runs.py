@@ -243,6 +243,8 @@ def predict(
         if cluster is not None:
             from mainentity.scaleout import predict_on_cluster
 
+            if (model.config.render.policy if render_policy is None else render_policy) == "auto":
+                logger.warning("render policy auto is not applied on a cluster yet: every page is rendered")
             cluster.hold_renderers(render_settings(model.config.render))
             for prediction in predict_on_cluster(model, inputs, cluster, loaded.subresources):
                 write_new(prediction)

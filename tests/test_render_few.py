@@ -125,3 +125,16 @@ def test_auto_on_the_sample_shop_gives_the_answers_of_always(tmp_path):
     assert answered.count("slot") >= 20 and answered.count("rendered") + answered.count("slot") == 42
     assert {path: row["main_entity"] for path, row in rows["auto"].items()} == {
         path: row["main_entity"] for path, row in rows["always"].items()}
+
+
+@pytest.mark.browser
+def test_auto_keeps_the_model_abstention_threshold():
+    """An answer read without the model (slot or static) below the model's abstain_below gets no answer."""
+    import mainentity
+
+    with mainentity.load_model(render_policy="auto") as model:
+        model.recognizer.set_params(abstain_below=0.99)
+        predictions = model.predict(mainentity.read_site_dump(SAMPLE_SHOP / "sites" / "sample-shop"))
+    read = [p for p in predictions if p.answered_by in ("slot", "static")]
+    assert read and all(p.main_entity == "" for p in read if p.score < 0.99)
+    assert all(p.candidates for p in read)  # the text is kept for review
