@@ -147,3 +147,14 @@ def test_a_node_program_inside_a_model_file_is_never_run(tmp_path, monkeypatch):
         loaded.predict([Document(page)])
     assert users.exists() and not crafted.exists()
     assert "node" not in MozillaReadabilityRecognizer().get_params()
+
+
+def test_a_chromium_that_cannot_start_is_one_line_and_exit_2(tmp_path, caplog, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # nothing rendered yet
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "a.html").write_text("<title>A</title><h1>Alpha</h1>")
+    with caplog.at_level(logging.ERROR, logger="mainentity"):
+        status = cli.main(["--chromium", "/bin/false", "predict", str(site), "-o", str(tmp_path / "o.jsonl")])
+    errors = [record.getMessage() for record in caplog.records if record.levelno >= logging.ERROR]
+    assert status == 2 and len(errors) == 1 and "\n" not in errors[0] and "/bin/false" in errors[0]
