@@ -15,6 +15,7 @@ from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
+from test_ranker import ranking_data
 
 from mainentity.features.candidates import page_candidates
 from mainentity.features.transfer import TRANSFER_FEATURES, candidate_features
@@ -30,22 +31,9 @@ LAYOUT = ("y_fold", "above_fold", "x_centre", "width", "lines")
 SAMPLE_SHOP_EXACT = 0.95
 
 
-def ranking_data(random_state, n_pages=40, n_candidates=20):
-    """Pages whose main entity has the largest feature 0 by a margin; features 1 and 2 are noise."""
-    rng = np.random.default_rng(random_state)
-    X = rng.normal(size=(n_pages * n_candidates, 3))
-    groups = np.repeat(np.arange(n_pages), n_candidates)
-    y = np.zeros(len(X), dtype=int)
-    for page in range(n_pages):
-        rows = np.flatnonzero(groups == page)
-        y[rows[np.argmax(X[rows, 0])]] = 1
-    X[y == 1, 0] += 1.0
-    return X, y, groups
-
-
 def test_a_ranker_fitted_without_missing_values_is_the_model_it_was():
     """Without ``nan`` the ranker is scikit-learn's two classifiers as they were built before (no imputer)."""
-    X, y, groups = ranking_data(0)
+    X, y, groups = ranking_data(0, n_candidates=20)
     ranker = CandidateRanker("both", max_iter=30, min_samples_leaf=5, random_state=0).fit(X, y, groups)
     weights = page_balanced_weights(y, groups)
     trees = HistGradientBoostingClassifier(max_iter=30, learning_rate=0.1, max_depth=4, min_samples_leaf=5,
@@ -61,12 +49,12 @@ def test_a_ranker_fitted_without_missing_values_is_the_model_it_was():
 @pytest.mark.parametrize("method", ["gbm", "linear", "both"])
 @pytest.mark.parametrize("random_state", [0, 1])
 def test_a_ranker_fits_and_scores_missing_columns(method, random_state):
-    X, y, groups = ranking_data(random_state)
+    X, y, groups = ranking_data(random_state, n_candidates=20)
     X[:, 1] = np.nan  # a column missing everywhere (a box on pages without layout)
     X[::3, 2] = np.nan  # and one missing on some rows
     ranker = CandidateRanker(method, max_iter=50, min_samples_leaf=5, random_state=random_state).fit(X, y, groups)
     assert ranker.allows_missing_ and ranker.empty_columns_.tolist() == [False, True, False]
-    X_new, y_new, groups_new = ranking_data(random_state + 100)
+    X_new, y_new, groups_new = ranking_data(random_state + 100, n_candidates=20)
     X_new[:, 1] = np.nan
     scores = ranker.decision_function(X_new)
     assert np.isfinite(scores).all()
@@ -75,7 +63,7 @@ def test_a_ranker_fits_and_scores_missing_columns(method, random_state):
 
 
 def test_a_ranker_fitted_without_missing_values_refuses_them():
-    X, y, groups = ranking_data(0)
+    X, y, groups = ranking_data(0, n_candidates=20)
     ranker = CandidateRanker("gbm", max_iter=10, min_samples_leaf=5, random_state=0).fit(X, y, groups)
     X[0, 2] = np.nan
     with pytest.raises(ValueError, match=r"missing values \(nan\) in columns \[2\]"):
@@ -83,7 +71,7 @@ def test_a_ranker_fitted_without_missing_values_refuses_them():
 
 
 def test_a_ranker_refuses_infinite_values():
-    X, y, groups = ranking_data(0)
+    X, y, groups = ranking_data(0, n_candidates=20)
     X[0, 0] = np.inf
     with pytest.raises(ValueError, match="infinity"):
         CandidateRanker("linear").fit(X, y, groups)
