@@ -17,6 +17,7 @@ import json
 import logging
 import time
 import warnings
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -55,6 +56,7 @@ from mainentity.pipeline import (
 )
 from mainentity.prediction_writer import PredictionWriter
 from mainentity.records import Page, Prediction
+from mainentity.render_few import RenderFewSettings
 from mainentity.sitedump import page_digest
 
 logger = logging.getLogger(__name__)
@@ -250,7 +252,10 @@ def predict(
                 write_new(prediction)
         else:
             policy = model.config.render.policy if render_policy is None else render_policy
-            static_model = load_static_model() if policy == "auto" else None
+            # the static model answers the pages of small sites only: not loaded for a crawl of large sites
+            small = RenderFewSettings().min_site_pages
+            has_small_site = any(n < small for n in Counter(page.site_id for page in inputs).values())
+            static_model = load_static_model() if policy == "auto" and has_small_site else None
             predict_pages(model, inputs, subresources=loaded.subresources, on_prediction=write_new,
                           progress_desc="predict", render_policy=policy, static_model=static_model)
         seconds = time.perf_counter() - started
