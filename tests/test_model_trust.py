@@ -151,6 +151,8 @@ def test_a_node_program_inside_a_model_file_is_never_run(tmp_path, monkeypatch):
 
 def test_a_chromium_that_cannot_start_is_one_line_and_exit_2(tmp_path, caplog, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # nothing rendered yet
+    # --chromium sets MAINENTITY_CHROMIUM for the process: recorded here so that it is undone after the test
+    monkeypatch.setenv("MAINENTITY_CHROMIUM", "/bin/false")
     site = tmp_path / "site"
     site.mkdir()
     (site / "a.html").write_text("<title>A</title><h1>Alpha</h1>")
