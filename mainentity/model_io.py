@@ -35,6 +35,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import sys
 import zipfile
 from pathlib import Path
 
@@ -96,8 +97,7 @@ def save_model_file(state: dict, path: str | Path) -> Path:
     >>> load_model_file(target)["weights"]
     array([0., 1., 2.])
     """
-    import skops.io as sio
-
+    sio = _skops_io()
     path = Path(path)
     data = sio.dumps(state, compression=zipfile.ZIP_DEFLATED)
     untrusted = [name for name in sio.get_untrusted_types(data=data) if not is_trusted_type(name)]
@@ -180,8 +180,7 @@ def load_model_file(path: str | Path) -> dict:
     UntrustedModelError
         If the file names a type that is not trusted; no object has been built then.
     """
-    import skops.io as sio
-
+    sio = _skops_io()
     read_header(path)
     try:
         untrusted = sio.get_untrusted_types(file=path)
@@ -200,6 +199,30 @@ def load_model_file(path: str | Path) -> dict:
     if not isinstance(state, dict):
         raise ModelFormatError(f"{path}: the model body is a {type(state).__name__}, not a dict")
     return state
+
+
+def _skops_io():
+    """:mod:`skops.io`, imported without pulling in torch and dask when they are not loaded yet.
+
+    Importing skops.io lists scikit-learn's estimators (``sklearn.utils.all_estimators``), which walks
+    every sklearn package with :func:`pkgutil.walk_packages` and so imports sklearn's array-API shims
+    for torch and dask: about 1.5 s of CPU, mostly torch, in every run that opens a model, although only
+    the MS-RBFN needs torch (and imports it itself). ``walk_packages`` passes over a package whose import
+    raises ``ImportError``, so the two shims are left out of the walk while their libraries' names are
+    blocked; no estimator lives in them.
+    """
+    if "skops.io" in sys.modules:
+        return sys.modules["skops.io"]
+    blocked = [name for name in ("torch", "dask") if name not in sys.modules]
+    for name in blocked:
+        sys.modules[name] = None  # "import torch" raises ImportError while this holds
+    try:
+        import skops.io as sio
+    finally:
+        for name in blocked:
+            if name in sys.modules and sys.modules[name] is None:
+                del sys.modules[name]
+    return sio
 
 
 def _damage(error: Exception) -> str:

@@ -208,7 +208,8 @@ def predict(
         Default the model config's ``render.policy``; ``auto`` renders few pages
         (:func:`mainentity.pipeline.predict_pages`) with the shipped static model
         (:func:`mainentity.model_store.load_static_model`)
-        for the pages of small sites; not on a cluster yet (every page is rendered there).
+        for the pages of small sites, on a cluster too (one task per site:
+        :func:`mainentity.scaleout.predict_on_cluster`).
 
     Returns
     -------
@@ -241,21 +242,20 @@ def predict(
             if (prediction.site_id, prediction.path) not in done_before:
                 writer.write(prediction)
 
+        policy = model.config.render.policy if render_policy is None else render_policy
+        # the static model answers the pages of small sites only: not loaded for a crawl of large sites
+        small = RenderFewSettings().min_site_pages
+        has_small_site = any(n < small for n in Counter(page.site_id for page in inputs).values())
+        static_model = load_static_model() if policy == "auto" and has_small_site else None
         started = time.perf_counter()
         if cluster is not None:
             from mainentity.scaleout import predict_on_cluster
 
-            if (model.config.render.policy if render_policy is None else render_policy) == "auto":
-                logger.warning("render policy auto is not applied on a cluster yet: every page is rendered")
             cluster.hold_renderers(render_settings(model.config.render))
-            for prediction in predict_on_cluster(model, inputs, cluster, loaded.subresources):
+            for prediction in predict_on_cluster(model, inputs, cluster, loaded.subresources, render_policy=policy,
+                                                 static_model=static_model):
                 write_new(prediction)
         else:
-            policy = model.config.render.policy if render_policy is None else render_policy
-            # the static model answers the pages of small sites only: not loaded for a crawl of large sites
-            small = RenderFewSettings().min_site_pages
-            has_small_site = any(n < small for n in Counter(page.site_id for page in inputs).values())
-            static_model = load_static_model() if policy == "auto" and has_small_site else None
             predict_pages(model, inputs, subresources=loaded.subresources, on_prediction=write_new,
                           progress_desc="predict", render_policy=policy, static_model=static_model)
         seconds = time.perf_counter() - started

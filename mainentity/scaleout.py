@@ -5,13 +5,18 @@ The cluster itself is behind a small typed interface, :class:`TaskRunner` (what
 :class:`SiteTask`: the pages of one site (or a shard of a large site) and where their subresources
 are read from; each task runs the one predict path (:func:`mainentity.pipeline.predict_pages`) in a
 worker, so the rows are those of a run in one process.
+
+With the ``auto`` render policy (:func:`mainentity.pipeline.renders_few`), every site is one task, however
+large: slot transfer samples and renders each template of the site once, in that task, and reads the
+rest of the site's pages from their HTML there (about 30 ms of CPU a page, so a large site is no longer
+worth splitting).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +33,7 @@ from mainentity.pipeline import (
     predict_pages,
     render_all,
     render_settings,
+    renders_few,
 )
 from mainentity.recognizers.base import Recognizer
 from mainentity.records import Page, Prediction
@@ -113,6 +119,23 @@ class SiteStatistics:
     cleaners: dict = dataclasses.field(default_factory=dict)
     recognizer_statistics: object = None
     error: str = ""
+
+
+@dataclass(frozen=True)
+class RenderFewModels:
+    """What every task of an ``auto`` cluster run shares (:func:`predict_site_rendering_few`).
+
+    Attributes
+    ----------
+    model : TrainedModel
+        The site-level model that answers rendered pages and finds the template slots.
+    static_model : TrainedModel or None
+        The model that answers the pages of small sites from their HTML (the shipped ``general-static``);
+        without it those pages are rendered.
+    """
+
+    model: TrainedModel
+    static_model: TrainedModel | None = None
 
 
 @dataclass(frozen=True)
@@ -281,6 +304,20 @@ def predict_site(
     return ScoredShard(site_id, task.shard, tuple(failures), scored)
 
 
+def predict_site_rendering_few(models: RenderFewModels, task: SiteTask) -> list[Prediction]:
+    """Predict a whole site with the ``auto`` render policy in a worker process: the task of an ``auto``
+    cluster run (:func:`mainentity.pipeline.predict_pages` with ``render_policy="auto"``, so the rows
+    are those of a run in one process).
+
+    Returns
+    -------
+    predictions : list of Prediction
+        One per page of the task, ``answered_by`` set.
+    """
+    return predict_pages(models.model, task.pages, read=task.read(models.model), subresources=task.subresources(),
+                         render_policy="auto", static_model=models.static_model)
+
+
 def predict_scored_shards(recognizer: Recognizer, shards: Sequence[ScoredShard]) -> list[Prediction]:
     """The rows of a site-level recogniser's site from all its scored shards, in shard order.
 
@@ -306,13 +343,21 @@ def predict_scored_shards(recognizer: Recognizer, shards: Sequence[ScoredShard])
 
 
 def predict_on_cluster(
-    model: TrainedModel, pages: Sequence[Page], cluster: TaskRunner, subresources: SubresourceSources | None = None
+    model: TrainedModel,
+    pages: Sequence[Page],
+    cluster: TaskRunner,
+    subresources: SubresourceSources | None = None,
+    *,
+    render_policy: str | None = None,
+    static_model: TrainedModel | None = None,
 ) -> Iterator[Prediction]:
     """Predict every page of whole sites on a cluster; yield the rows as sites and tasks finish.
 
     The tasks are :func:`site_tasks`; a site-level recogniser's large site is predicted in this
     process (:func:`predict_scored_shards`) once all its shards are in. A site whose shards fail is
-    then predicted whole by one more task, as in process.
+    then predicted whole by one more task, as in process. With the ``auto`` render policy (for a model
+    it applies to: :func:`mainentity.pipeline.renders_few`) each site is one task instead
+    (:func:`predict_site_rendering_few`), which renders the site's sample once.
 
     Parameters
     ----------
@@ -323,6 +368,10 @@ def predict_on_cluster(
         A started cluster (:class:`mainentity.distributed.DaskSites`).
     subresources : SubresourceSources, optional
         What serves each site's stylesheets, fonts and images.
+    render_policy : {"always", "auto"}, optional
+        Default the model config's ``render.policy``.
+    static_model : TrainedModel, optional
+        With ``auto``: the model that answers the pages of small sites from their HTML.
 
     Yields
     ------
@@ -330,6 +379,19 @@ def predict_on_cluster(
         One per page.
     """
     subresources = subresources if subresources is not None else SubresourceSources()
+    if (model.config.render.policy if render_policy is None else render_policy) == "auto" and renders_few(model):
+        sites: dict[str, list[Page]] = defaultdict(list)
+        for page in pages:
+            sites[page.site_id].append(page)
+        whole = [_site_task(site, subresources) for site in sites.values()]
+        answered: Counter = Counter()
+        for predictions in cluster.map_tasks(predict_site_rendering_few, RenderFewModels(model, static_model), whole,
+                                             sizes=[len(task.pages) for task in whole]):
+            answered.update(prediction.answered_by for prediction in predictions)
+            yield from predictions
+        logger.info("render policy auto: %d of %d pages rendered (%d by slot, %d static)", answered["rendered"],
+                    answered.total(), answered["slot"], answered["static"])
+        return
     planned = site_tasks(model, pages, cluster, subresources)
     tasks = [task for task, _ in planned]
     shards: dict[str, dict[int, ScoredShard]] = defaultdict(dict)

@@ -232,3 +232,18 @@ def test_an_unreachable_scheduler_is_one_error_line_naming_its_address(tmp_path,
     [error] = [record for record in caplog.records if record.levelname == "ERROR"]
     assert error.getMessage().startswith("cannot reach the Dask scheduler at tcp://127.0.0.1:1: ")
     assert "\n" not in error.getMessage()
+
+
+def test_auto_on_a_local_cluster_writes_the_rows_of_the_in_process_run(tmp_path, inputs, render_cache_dir, caplog):
+    """``--render auto`` with workers: one task per site, the same rows (``answered_by`` included) as in
+    process, and the count of rendered pages in the log."""
+    model_dir = general_model_copy(tmp_path)
+    in_process, on_cluster = tmp_path / "in-process.jsonl", tmp_path / "cluster.jsonl"
+    assert predict(model_dir, inputs, in_process, render_policy="auto") == 86
+    with DaskSites(workers=2) as cluster, caplog.at_level("INFO", logger="mainentity.scaleout"):
+        assert predict(model_dir, inputs, on_cluster, cluster=cluster, render_policy="auto") == 86
+    rows = rows_of(in_process)
+    assert rows_of(on_cluster) == rows
+    answered = Counter(row["answered_by"] for row in rows.values())
+    assert answered["slot"] >= 20 and answered["rendered"] < 40
+    assert f"render policy auto: {answered['rendered']} of 86 pages rendered" in caplog.text

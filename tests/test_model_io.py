@@ -247,3 +247,19 @@ def test_a_run_directory_with_an_old_pickle_model_says_to_retrain_and_runs_nothi
     with pytest.raises(ModelFormatError, match=r"model.joblib pickle .* retrain with `mainentity train .*config.yaml`"):
         load_trained_model(tmp_path)
     assert not marker.exists()
+
+
+def test_opening_the_general_model_does_not_import_torch_and_torch_still_imports_after():
+    """skops's import walks every scikit-learn package, torch's array-API shim included; a model that does
+    not need torch (the general model) is opened without it, and torch and the shim import afterwards."""
+    code = (
+        "import sys\n"
+        "from mainentity.model_store import load_trained_model\n"
+        "load_trained_model(None)\n"
+        "print('torch' in sys.modules, 'dask' in sys.modules)\n"
+        "import torch\n"
+        "from sklearn.externals.array_api_compat import torch as shim\n"
+        "print(shim.__name__, torch.zeros(2).sum().item())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
+    assert out[:2] == ["False False", "sklearn.externals.array_api_compat.torch 0.0"]
