@@ -45,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     predict.add_argument("--render", choices=("always", "auto"), dest="render_policy",
                          help="render every page (always), or render few: a sample of each template of a "
                               "large site and the pages whose HTML does not settle them (auto); default: the "
-                              "model's render.policy (always for the shipped model)")
+                              "model's render.policy (auto unless the model's config says always)")
     cluster = predict.add_mutually_exclusive_group()
     cluster.add_argument("--workers", type=int, metavar="N",
                          help="run on a local Dask cluster of N worker processes (one Chromium each)")
@@ -58,6 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
                                "a labeled dataset (sites/<id>/manifest.jsonl), a site dump, or a WARC file or "
                                "folder of them with a manifest.jsonl of URLs and labels beside it")
     evaluate.add_argument("-o", "--output", help="report directory (default MODEL/evaluations/<dataset>)")
+    evaluate.add_argument("--render", choices=("always", "auto"), dest="render_policy", default="always",
+                          help="measure the model with every page rendered (always, the default), or what "
+                               "predict gives by default (auto: few pages rendered)")
 
     benchmark = commands.add_parser(
         "benchmark", help="score every model and peer of a benchmark config on the same test pages"
@@ -169,7 +172,7 @@ def run_command(args: argparse.Namespace) -> int:
         print(f"{n_rows} rows written to {args.output}")
     elif args.command == "evaluate":
         model, dataset = _model_and_input(args.paths, "DATASET")
-        out_dir = runs.evaluate(model, dataset, args.output)
+        out_dir = runs.evaluate(model, dataset, args.output, render_policy=args.render_policy)
         print(f"report written to {out_dir / 'report.md'}")
     elif args.command == "benchmark":
         from mainentity.comparison.compare import run_benchmark

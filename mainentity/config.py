@@ -117,9 +117,11 @@ class RenderConfig:
     variable ``MAINENTITY_CHROMIUM``, else ``chromium`` on ``PATH``;
     :func:`mainentity.render.browser.default_chromium`).
 
-    ``policy`` (:data:`RENDER_POLICIES`): ``always`` renders every page; ``auto`` renders few: a sample
-    of each template of a large site, and the pages whose HTML does not settle them
-    (:mod:`mainentity.render_few`); ``predict --render`` overrides it.
+    ``policy`` (:data:`RENDER_POLICIES`): ``auto`` (the default) renders few: a sample of each template
+    of a large site, and the pages whose HTML does not settle them (:mod:`mainentity.render_few`; it
+    applies to the general model, every other model renders every page); ``always`` renders every
+    page; ``predict --render`` overrides it. Training, ``evaluate`` (unless ``--render auto``), the
+    benchmark and ``explain`` render every page: they measure the model itself.
 
     ``reader`` (:data:`RENDER_READERS`): ``chromium`` lays every page out; ``static`` reads it from its
     HTML and stylesheets alone, without a browser (the static model ``general-static`` is trained so).
@@ -131,7 +133,7 @@ class RenderConfig:
     retries: int = 1
     cache_dir: str | None = None
     subresources: bool = True
-    policy: str = "always"
+    policy: str = "auto"
     reader: str = "chromium"
 
     def cache_path(self) -> str:

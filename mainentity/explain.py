@@ -243,7 +243,8 @@ def explain(
         raise RuntimeError(error)
     cleaners = cleaners_for(model, site_pages, read)
     cleaned = clean_documents([document], cleaners)[0]
-    prediction = predict_pages(model, [page], read=KnownDocuments([document]), cleaners=cleaners)[0]
+    prediction = predict_pages(model, [page], read=KnownDocuments([document]), cleaners=cleaners,
+                               render_policy="always")[0]
 
     if hasattr(model.recognizer, "block_scores") and not prediction.error:
         candidates = top_candidates(cleaned.rendered.blocks, model.recognizer.block_scores(cleaned), top_k)

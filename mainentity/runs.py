@@ -133,7 +133,7 @@ def _score_test_split(model: TrainedModel, test_pages: Sequence[Page], read: Kno
     predictions_path = run_dir / "predictions.jsonl"
     predictions_path.unlink(missing_ok=True)
     with PredictionWriter(predictions_path) as writer:
-        predictions = predict_pages(model, test_pages, read=read, on_prediction=writer.write)
+        predictions = predict_pages(model, test_pages, read=read, on_prediction=writer.write, render_policy="always")
     timings["predict_s"] = time.perf_counter() - tick
     test_keys = {page_key(page) for page in test_pages}
     n_documents = len(predictions) - sum((failure.site_id, failure.path) in test_keys for failure in read.failures)
@@ -243,10 +243,7 @@ def predict(
                 writer.write(prediction)
 
         policy = model.config.render.policy if render_policy is None else render_policy
-        # the static model answers the pages of small sites only: not loaded for a crawl of large sites
-        small = RenderFewSettings().min_site_pages
-        has_small_site = any(n < small for n in Counter(page.site_id for page in inputs).values())
-        static_model = load_static_model() if policy == "auto" and has_small_site else None
+        static_model = _static_model_for(inputs, policy)
         started = time.perf_counter()
         if cluster is not None:
             from mainentity.scaleout import predict_on_cluster
@@ -264,8 +261,30 @@ def predict(
         return len(writer.done) - n_before
 
 
-def evaluate(model_dir: str | Path | None, dataset: str | Path, out_dir: str | Path | None = None) -> Path:
+def _static_model_for(pages: Sequence[Page], policy: str) -> TrainedModel | None:
+    """The shipped static model when the ``auto`` policy needs it: it answers the pages of small sites
+    only, so a crawl of large sites does not load it."""
+    small = RenderFewSettings().min_site_pages
+    has_small_site = any(n < small for n in Counter(page.site_id for page in pages).values())
+    return load_static_model() if policy == "auto" and has_small_site else None
+
+
+def evaluate(model_dir: str | Path | None, dataset: str | Path, out_dir: str | Path | None = None, *,
+             render_policy: str = "always") -> Path:
     """Predict every labeled page of a dataset with a trained model and write the evaluation report.
+
+    Parameters
+    ----------
+    model_dir : str, Path or None
+        See :func:`mainentity.model_store.resolve_model`.
+    dataset : str or Path
+        A labeled dataset (or site dump).
+    out_dir : str or Path, optional
+        Where the report goes.
+    render_policy : {"always", "auto"}, default "always"
+        ``always`` measures the model on every page rendered; ``auto`` measures what ``predict`` gives
+        by default (:func:`mainentity.pipeline.predict_pages`), with the shipped static model for the
+        pages of small sites (the report then notes the pages the static model was trained on).
 
     Returns
     -------
@@ -290,13 +309,21 @@ def evaluate(model_dir: str | Path | None, dataset: str | Path, out_dir: str | P
             "how it does on new pages."
         )
         warnings.warn(f"evaluate {dataset}: {notes[0]}", UserWarning, stacklevel=2)
+    static_model = _static_model_for(labeled, render_policy)
+    n_static_seen = sum(page_digest(page) in static_model.training_pages for page in labeled) if static_model else 0
+    if n_static_seen:
+        note = (f"{n_static_seen} of the {len(labeled)} pages were training pages of the static model that "
+                "answers small sites under --render auto: its answers there overstate how it does on new pages.")
+        notes.append(note)
+        warnings.warn(f"evaluate {dataset}: {note}", UserWarning, stacklevel=2)
     # a shipped model's reports go under runs/pretrained-<name>/, never into the installed package nor into
     # the run directory that `train` writes for a config of the same name
     home = (Path("runs") / f"pretrained-{model.directory.name}" if model.directory.parent == PRETRAINED_DIR
             else model.directory)
     out = Path(out_dir) if out_dir else home / "evaluations" / Path(dataset).name
     out.mkdir(parents=True, exist_ok=True)
-    predictions = predict_pages(model, labeled, subresources=loaded.subresources, progress_desc="evaluate")
+    predictions = predict_pages(model, labeled, subresources=loaded.subresources, progress_desc="evaluate",
+                                render_policy=render_policy, static_model=static_model)
     config = dataclasses.replace(model.config, data=dataclasses.replace(model.config.data, datasets=(str(dataset),)))
     _evaluate(
         predictions, labels_of(labeled), config, out, title=f"{model.config.name} on {Path(dataset).name}",

@@ -292,7 +292,7 @@ def predict_site(
         model = dataclasses.replace(model, cleaners={**model.cleaners, **statistics.cleaners})
     read = task.read(model)
     if task.shard is None:
-        return predict_pages(model, task.pages, read=read)
+        return predict_pages(model, task.pages, read=read, render_policy="always")
     site_id = task.pages[0].site_id
     documents, failures = render_all(task.pages, read, rendered=model.recognizer.needs_render, desc="score shard")
     try:

@@ -128,11 +128,12 @@ def test_large_sites_are_sharded_after_their_cleaner_is_fitted_once(tmp_path, in
 
 def test_a_site_level_model_shards_large_sites_after_counting_their_statistics_once(
         tmp_path, inputs, render_cache_dir, monkeypatch):
-    """The general model with shards of 3 pages: each large site's statistics once, then 14 shards each."""
+    """The general model rendering every page, with shards of 3 pages: each large site's statistics once,
+    then 14 shards each."""
     model_dir = general_model_copy(tmp_path)
     monkeypatch.setattr(scaleout, "SHARD_PAGES", 3)
     in_process, on_cluster = tmp_path / "in-process.jsonl", tmp_path / "cluster.jsonl"
-    assert predict(model_dir, inputs, in_process) == 86
+    assert predict(model_dir, inputs, in_process, render_policy="always") == 86
     submitted: Counter = Counter()
     with DaskSites(workers=2) as cluster:
         map_tasks = cluster.map_tasks
@@ -143,7 +144,7 @@ def test_a_site_level_model_shards_large_sites_after_counting_their_statistics_o
             return map_tasks(function, shared, tasks, **options)
 
         monkeypatch.setattr(cluster, "map_tasks", counting)
-        assert predict(model_dir, inputs, on_cluster, cluster=cluster) == 86
+        assert predict(model_dir, inputs, on_cluster, cluster=cluster, render_policy="always") == 86
     assert submitted == {("fit_site_statistics", "sample-shop", 42, False): 1,
                          ("fit_site_statistics", "shop.example", 42, False): 1,
                          ("predict_site", "sample-shop", 3, True): 14,

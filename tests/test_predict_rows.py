@@ -26,11 +26,12 @@ CHRISTIANBOOK_100_SHA256 = "7ed81ab98627668cfb3b5eeb01213b1b4d2dd9cf3a5e5d5da105
 
 
 def predicted_rows(inputs: Path, tmp_path: Path, monkeypatch) -> list[bytes]:
-    """The sorted rows of ``mainentity predict inputs`` with a cold render cache of its own, each without
-    its ``answered_by`` column (checked to say ``rendered``)."""
+    """The sorted rows of ``mainentity predict inputs --render always`` (every page rendered, as before
+    render few) with a cold render cache of its own, each without its ``answered_by`` column (checked to
+    say ``rendered``)."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # the default render cache lives there
     out = tmp_path / "rows.jsonl"
-    assert main(["predict", str(inputs), "-o", str(out)]) == 0
+    assert main(["predict", str(inputs), "-o", str(out), "--render", "always"]) == 0
     rows = []
     for line in out.read_text(encoding="utf-8").splitlines():
         row = json.loads(line)

@@ -263,7 +263,7 @@ def _run_dataset(
                                                          & {(p.site_id, p.path) for p in failures})
                 with PeakRSS() as memory:
                     predictions += predict_pages(model, test_pages, read=read, cleaners=cleaners,
-                                                 batch_size=max(1, n_test_documents))
+                                                 batch_size=max(1, n_test_documents), render_policy="always")
                 predict_s += memory.seconds
                 n_predicted += n_test_documents
                 peak_mb = max(peak_mb, memory.peak_mb)

@@ -61,6 +61,7 @@ PER_PAGE_COLUMNS: list[str] = [
     "prediction",
     "score",
     "error",
+    "answered_by",
     "n_candidates",
     *SCORE_KEYS,
 ]
@@ -177,6 +178,7 @@ def _row(system: str, dataset: str, prediction: Prediction, scores: Mapping, err
         "prediction": prediction.main_entity,
         "score": prediction.score,
         "error": error,
+        "answered_by": prediction.answered_by,
         "n_candidates": len(prediction.candidates),
         **{key: scores[key] for key in SCORE_KEYS},
     }
