@@ -213,6 +213,9 @@ def _skops_io():
     """
     if "skops.io" in sys.modules:
         return sys.modules["skops.io"]
+    # scipy and scikit-learn look torch up in sys.modules as they import: import them before it is blocked
+    import sklearn.base  # noqa: F401
+
     blocked = [name for name in ("torch", "dask") if name not in sys.modules]
     for name in blocked:
         sys.modules[name] = None  # "import torch" raises ImportError while this holds

@@ -241,7 +241,8 @@ def test_a_second_extract_reuses_the_browser_and_close_ends_it(tmp_path, monkeyp
     monkeypatch.setattr(Renderer, "_launch", counting_launch)
     (url_a, html_a), (url_b, html_b) = shop_pages()[3:5]
     before = descendants()
-    model = load_model(cache_dir=tmp_path / "cold-cache")  # every page is a cache miss
+    # every page is a cache miss, and rendered (auto would answer these pages from their HTML)
+    model = load_model(cache_dir=tmp_path / "cold-cache", render_policy="always")
     with model:
         first = model.extract(html_a, url_a)
         assert model.browser_running and len(descendants() - before) >= 2  # Playwright's driver and Chromium

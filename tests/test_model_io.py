@@ -251,11 +251,15 @@ def test_a_run_directory_with_an_old_pickle_model_says_to_retrain_and_runs_nothi
 
 def test_opening_the_general_model_does_not_import_torch_and_torch_still_imports_after():
     """skops's import walks every scikit-learn package, torch's array-API shim included; a model that does
-    not need torch (the general model) is opened without it, and torch and the shim import afterwards."""
+    not need torch (the general model) is opened without it, from a process that has not imported
+    scikit-learn yet, and torch and the shim import afterwards."""
     code = (
         "import sys\n"
-        "from mainentity.model_store import load_trained_model\n"
-        "load_trained_model(None)\n"
+        "from mainentity.model_io import load_model_file\n"
+        "from mainentity.model_io import __file__ as model_io_file\n"
+        "from pathlib import Path\n"
+        "assert 'sklearn' not in sys.modules\n"
+        "load_model_file(Path(model_io_file).parent / 'pretrained' / 'general' / 'model.skops')\n"
         "print('torch' in sys.modules, 'dask' in sys.modules)\n"
         "import torch\n"
         "from sklearn.externals.array_api_compat import torch as shim\n"
