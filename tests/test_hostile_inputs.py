@@ -15,8 +15,10 @@ import os
 import resource
 import socket
 import stat
+import subprocess
 import sys
 import threading
+import time
 import zlib
 
 import pytest
@@ -225,6 +227,76 @@ def test_a_labels_file_that_is_not_a_file_is_skipped(tmp_path, caplog):
     with caplog.at_level("WARNING", logger="mainentity.warc"):
         [site] = without_hanging(lambda: read_warcs([path]), tmp_path / "manifest.jsonl").sites
     assert [page.url for page in site.pages] == ["https://s.example/"] and "labels not read" in caplog.text
+
+
+#: A "browser" process that starts two "renderers" (by their command line): one holding 300 MB, one idle.
+_FAKE_BROWSER = """
+import subprocess, sys, time
+hold, idle = "import time; x = b'x' * (300 * 2**20); time.sleep(600)", "import time; time.sleep(600)"
+kids = [subprocess.Popen([sys.executable, "-c", code, "--type=renderer"]) for code in (hold, idle)]
+print(" ".join(str(kid.pid) for kid in kids), flush=True)
+time.sleep(600)
+"""
+
+
+def test_memory_cap_kills_the_renderer_above_it_and_only_that_one():
+    from mainentity.render.memory import RendererMemoryCap, launch_switch, rss_mb
+
+    switch = launch_switch()
+    browser = subprocess.Popen([sys.executable, "-c", _FAKE_BROWSER, switch], stdout=subprocess.PIPE, text=True)
+    cap = RendererMemoryCap(150)
+    try:
+        big, idle = map(int, browser.stdout.readline().split())
+        while os.path.exists(f"/proc/{big}") and rss_mb(big) < 300:  # until it holds its 300 MB
+            time.sleep(0.05)
+        cap.watch(switch)
+        while os.path.exists(f"/proc/{big}") and open(f"/proc/{big}/stat").read().split()[2] != "Z":
+            time.sleep(0.05)
+        assert cap.n_kills == 1 and cap.peak_mb > 300
+        assert os.path.exists(f"/proc/{idle}") and 0 < rss_mb(idle) < 150
+        assert cap.claim_kill(since=1) == ""  # a kill before the attempt began is not its own
+        assert cap.claim_kill(since=0).startswith("the renderer went past the memory cap of 150 MB (")
+        assert cap.claim_kill(since=0) == ""  # claimed once
+    finally:
+        cap.close()
+        for pid in (big, idle):
+            try:
+                os.kill(pid, 9)
+            except OSError:
+                pass
+        browser.kill()
+        browser.wait()
+
+
+#: Pages that never finish, having grown their renderer to about 1.3 GB (uncapped): JavaScript arrays (V8's
+#: heap) and elements (Blink's); bounded, so that a cap that failed would cost a timeout, not the machine.
+GROWING_PAGES = {
+    "arrays": "<h1>Arrays</h1><script>const a = []; for (let i = 0; i < 150; i++) a.push(new Array(1e6).fill(1.5));"
+              " for (;;);</script>",
+    "elements": "<h1>Elements</h1><script>for (let i = 0; i < 3e6; i++) document.body.appendChild("
+                "document.createElement('p')).textContent = 'x'.repeat(200); for (;;);</script>",
+}
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("kind", sorted(GROWING_PAGES))
+def test_a_renderer_past_the_memory_cap_is_one_row_and_its_neighbours_are_answered(kind):
+    """The growing page never finishes: its renderer is killed at the cap (reached in seconds), which the row
+    names, and it is not retried; the pages beside it and after it are answered by the same Chromium."""
+    from mainentity.records import Page
+    from mainentity.render.browser import Renderer, RenderSettings
+
+    pages = [Page("s", f"{kind}.html", f"http://s.test/{kind}.html", GROWING_PAGES[kind])]
+    pages += [Page("s", f"p{i}.html", f"http://s.test/p{i}.html", f"<h1>Page {i}</h1>") for i in range(3)]
+    settings = RenderSettings(javascript=True, concurrency=2, timeout_s=120, retries=1, max_renderer_mb=400)
+    with Renderer(settings) as renderer:
+        outcomes = {outcome.page.path: outcome for outcome in renderer.render(pages)}
+        assert renderer.n_browser_restarts == 0
+    error = outcomes.pop(f"{kind}.html").error
+    assert error.startswith(f"s/{kind}.html: render failed after 1 attempt(s): the renderer went past the memory "
+                            "cap of 400 MB ("), error
+    assert {path: outcome.rendered.title or outcome.rendered.blocks[0].text for path, outcome in outcomes.items()} == {
+        f"p{i}.html": f"Page {i}" for i in range(3)}
 
 
 if sys.platform == "win32":  # FIFOs, sockets and devices are POSIX
