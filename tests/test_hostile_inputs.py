@@ -24,7 +24,16 @@ import zlib
 import pytest
 from conftest import REPO
 
-from mainentity.sitedump import MAX_PAGE_BYTES, PageReadError, find_page_files, read_page_bytes, read_site_dump
+from mainentity.sitedump import (
+    MAX_MANIFEST_BYTES,
+    MAX_MANIFEST_LINE_BYTES,
+    MAX_PAGE_BYTES,
+    PageReadError,
+    find_page_files,
+    read_manifest,
+    read_page_bytes,
+    read_site_dump,
+)
 
 #: Most the peak RSS of the test process may grow while reading an input that is 1-2 GB when read whole.
 MAX_GROWTH_MB = 400
@@ -143,6 +152,42 @@ def test_bad_manifest_lines_are_one_row_each_and_aliases_one_page(tmp_path):
         "manifest.jsonl:10": reasons["manifest.jsonl:10"],
     }
     assert reasons["manifest.jsonl:10"].startswith("invalid JSON: maximum recursion depth exceeded")
+
+
+
+def test_a_gigantic_manifest_line_is_one_row_and_a_gigantic_manifest_is_refused(tmp_path):
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "page.html").write_text("<h1>The Page</h1>")
+    (site / "other.html").write_text("<h1>Other Page</h1>")
+    with open(site / "manifest.jsonl", "wb") as handle:  # a 64 MB line, written without holding it
+        handle.write(json.dumps({"path": "page.html"}).encode() + b'\n{"path": "page.html", "main_entity": ["')
+        for _ in range(64):
+            handle.write(b"x" * 2**20)
+        handle.write(b'"]}\n{"path": "caf\xe9.html"}\n' + json.dumps({"path": "other.html"}).encode())  # no \n
+    before = peak_rss_mb()
+    dump = read_site_dump(site)
+    assert peak_rss_mb() - before < 16  # MB: the line was never held whole
+    assert [page.path for page in dump.pages] == ["page.html", "other.html"]
+    reasons = {failure.path: failure.reason for failure in dump.failures}
+    assert reasons == {"manifest.jsonl:2": f"line over the limit of {MAX_MANIFEST_LINE_BYTES} bytes: not read",
+                       "manifest.jsonl:3": reasons["manifest.jsonl:3"]}
+    assert reasons["manifest.jsonl:3"].startswith("not UTF-8 ('utf-8' codec can't decode byte 0xe9")
+    # the limit counts the line ending: a line of exactly max_line_bytes is read, one byte more is not
+    line = json.dumps({"path": "page.html"}).encode() + b"\n"
+    (tmp_path / "m.jsonl").write_bytes(line + b" " + line + line)
+    entries, failures = read_manifest(tmp_path / "m.jsonl", "s", max_line_bytes=len(line))
+    assert len(entries) == 1 and [(f.path, f.reason) for f in failures] == [
+        ("manifest.jsonl:2", f"line over the limit of {len(line)} bytes: not read"),
+        ("manifest.jsonl:3", "path 'page.html' listed twice")]
+    with open(site / "manifest.jsonl", "wb") as handle:  # sparse: never read
+        handle.truncate(MAX_MANIFEST_BYTES + 1)
+    with pytest.raises(PageReadError, match=f"manifest.jsonl: {MAX_MANIFEST_BYTES + 1} bytes, over the limit of "
+                                            f"{MAX_MANIFEST_BYTES} bytes: not read"):
+        read_site_dump(site)
+    os.mkfifo(tmp_path / "fifo.jsonl")
+    with pytest.raises(PageReadError, match="fifo.jsonl: a FIFO"):
+        without_hanging(lambda: read_manifest(tmp_path / "fifo.jsonl", "s"), tmp_path / "fifo.jsonl")
 
 
 # --- WARC --------------------------------------------------------------------------------------------
