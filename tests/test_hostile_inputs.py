@@ -313,6 +313,23 @@ def test_memory_cap_kills_the_renderer_above_it_and_only_that_one():
         browser.wait()
 
 
+def test_the_renderer_memory_cap_is_the_users_setting_never_a_models(monkeypatch):
+    from mainentity.config import ConfigError, model_config_from_dict
+    from mainentity.render.browser import RenderSettings
+    from mainentity.render.memory import MAX_RENDERER_MB, MAX_RENDERER_MB_ENV
+
+    assert RenderSettings().max_renderer_mb == MAX_RENDERER_MB == 2048
+    monkeypatch.setenv(MAX_RENDERER_MB_ENV, "512")
+    assert RenderSettings().max_renderer_mb == 512
+    monkeypatch.setenv(MAX_RENDERER_MB_ENV, "lots")
+    with pytest.raises(ValueError, match="MAINENTITY_MAX_RENDERER_MB must be a whole number of MB; got 'lots'"):
+        RenderSettings()
+    with pytest.raises(ValueError, match="max_renderer_mb must be >= 1; got 0"):
+        RenderSettings(max_renderer_mb=0)
+    with pytest.raises(ConfigError, match="a model may not set 'render.max_renderer_mb'"):
+        model_config_from_dict({"render": {"max_renderer_mb": 100000}})
+
+
 #: Pages that never finish, having grown their renderer to about 1.3 GB (uncapped): JavaScript arrays (V8's
 #: heap) and elements (Blink's); bounded, so that a cap that failed would cost a timeout, not the machine.
 GROWING_PAGES = {

@@ -867,7 +867,8 @@ class Renderer:
         A page that fails (timeout, crash, navigation away, bad markup) is retried ``settings.retries``
         times in a fresh tab, then yielded with ``rendered=None`` and an error naming it; the batch goes
         on. A page over ``settings.max_elements`` (:func:`markup_problem`) is yielded with its error at
-        once, without Chromium. ``pages`` is consumed lazily.
+        once, without Chromium; one whose renderer went past ``settings.max_renderer_mb`` after its
+        first attempt. ``pages`` is consumed lazily.
 
         Parameters
         ----------
