@@ -227,9 +227,10 @@ class RendererMemoryCap:
 
     def _run(self) -> None:
         """Poll; the processes that start renderers (Chromium's zygotes, else the browser itself) are
-        looked up every :data:`REFRESH_POLLS` polls, and whether a child is a renderer once per process,
-        so that a poll reads little more than the renderers' ``statm`` (about 0.1 ms)."""
-        watched, parents, is_renderer = None, [], {}
+        looked up every :data:`REFRESH_POLLS` polls, and a renderer is known as one once seen (a process the
+        zygote just forked still has the zygote's command line), so that a poll reads little more than
+        the renderers' ``statm``."""
+        watched, parents, renderers = None, [], set()
         for n_polls in itertools.count():
             if self._stop.wait(self.poll_s):
                 return
@@ -241,9 +242,8 @@ class RendererMemoryCap:
                 watched = browser
                 parents = [pid for pid in _children(browser) if ZYGOTE_SWITCH in _arguments(pid)] or [browser]
             children = [pid for parent in parents for pid in _children(parent)]
-            is_renderer = {pid: is_renderer[pid] if pid in is_renderer else RENDERER_SWITCH in _arguments(pid)
-                           for pid in children}
-            self._check(pid for pid in children if is_renderer[pid])
+            renderers = {pid for pid in children if pid in renderers or RENDERER_SWITCH in _arguments(pid)}
+            self._check(renderers)
 
     def _check(self, renderers: Iterable[int]) -> None:
         """Kill each of ``renderers`` above the cap, recording the kill first (so the crash the tab then
