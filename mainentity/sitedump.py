@@ -33,6 +33,7 @@ import codecs
 import functools
 import hashlib
 import html as html_lib
+import itertools
 import json
 import logging
 import os
@@ -41,10 +42,10 @@ import re
 import stat
 import threading
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import BinaryIO, Protocol
 from urllib.parse import quote, unquote, urljoin, urlsplit
 from urllib.request import url2pathname
 
@@ -77,6 +78,10 @@ _BINARY_BYTES = bytes([*range(0x00, 0x09), 0x0B, *range(0x0E, 0x1B), *range(0x1C
 #: Largest page file (or decoded WARC payload) read, in bytes: far above real pages (the largest page of
 #: the bundled datasets is under 2 MB); a larger file gets an error row and is never read into memory.
 MAX_PAGE_BYTES = 50 * 2**20
+#: Largest ``manifest.jsonl`` read, in bytes (the lines of a million pages fit), and its longest line, line
+#: ending included (the most labels a page may have, 20 of 2000 characters, fit many times over).
+MAX_MANIFEST_BYTES = 4 * MAX_PAGE_BYTES
+MAX_MANIFEST_LINE_BYTES = 2**20
 _FILE_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
                (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
                (stat.S_ISSOCK, "a socket"))
@@ -394,15 +399,25 @@ def read_page_bytes(file: str | Path, max_bytes: int = MAX_PAGE_BYTES, *, prefix
     ...
     mainentity.sitedump.PageReadError: a character device, not a regular file: not read
     """
+    with _open_regular(file, max_bytes, prefix) as handle:
+        data = handle.read(max_bytes if prefix else max_bytes + 1)
+    _check_regular(stat.S_IFREG, max_bytes, len(data), prefix)
+    return data
+
+
+def _open_regular(file: str | Path, max_bytes: int, prefix: bool = False) -> BinaryIO:
+    """``file`` opened for reading without blocking, after the checks of :func:`read_page_bytes` (made
+    again on the open file, which may have been replaced meanwhile)."""
     status = os.stat(file)
     _check_regular(status.st_mode, max_bytes, status.st_size, prefix)
-    descriptor = os.open(file, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
-    with os.fdopen(descriptor, "rb") as handle:
+    handle = os.fdopen(os.open(file, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0)), "rb")
+    try:
         status = os.fstat(handle.fileno())
         _check_regular(status.st_mode, max_bytes, status.st_size, prefix)
-        data = handle.read(max_bytes if prefix else max_bytes + 1)
-    _check_regular(status.st_mode, max_bytes, len(data), prefix)
-    return data
+    except BaseException:
+        handle.close()
+        raise
+    return handle
 
 
 def _check_regular(mode: int, max_bytes: int, size: int, prefix: bool) -> None:
@@ -629,12 +644,17 @@ def outside_reason(file: Path, root: Path) -> str:
     return "symbolic link to a file outside the site dump: not read"
 
 
-def read_manifest(manifest: str | Path, site_id: str) -> tuple[list[dict], list[PageFailure]]:
+def read_manifest(
+    manifest: str | Path, site_id: str, *, max_bytes: int = MAX_MANIFEST_BYTES,
+    max_line_bytes: int = MAX_MANIFEST_LINE_BYTES,
+) -> tuple[list[dict], list[PageFailure]]:
     """Read a ``manifest.jsonl`` file: its valid entries in file order and its bad lines.
 
-    A line is valid when :func:`manifest_entry_problem` finds nothing wrong with it; its ``path`` is
-    then normalised (:func:`page_key`). Blank lines are ignored; every other line becomes a
-    :class:`PageFailure` at ``manifest.jsonl:<line>``.
+    Lines end at ``\\n``. A line is valid when it is UTF-8 JSON in which :func:`manifest_entry_problem`
+    finds nothing wrong; its ``path`` is then normalised (:func:`page_key`). Blank lines are ignored;
+    every other line becomes a :class:`PageFailure` at ``manifest.jsonl:<line>``, a line over
+    ``max_line_bytes`` too (never held in memory whole). The file is read as a page is
+    (:func:`read_page_bytes`: a regular file, opened without blocking), up to ``max_bytes``.
 
     Parameters
     ----------
@@ -642,6 +662,10 @@ def read_manifest(manifest: str | Path, site_id: str) -> tuple[list[dict], list[
         The file (a site dump's manifest or a copy of it, e.g. a second annotator's labels).
     site_id : str
         Site id named in the failures.
+    max_bytes : int, default :data:`MAX_MANIFEST_BYTES`
+        Largest manifest read, in bytes.
+    max_line_bytes : int, default :data:`MAX_MANIFEST_LINE_BYTES`
+        Longest line read, in bytes, its ``\\n`` included.
 
     Returns
     -------
@@ -652,7 +676,7 @@ def read_manifest(manifest: str | Path, site_id: str) -> tuple[list[dict], list[
     Raises
     ------
     PageReadError
-        If the file is not UTF-8.
+        If the file is not a regular file or is over ``max_bytes``; the message names the file.
     OSError
         If it cannot be read.
 
@@ -667,17 +691,18 @@ def read_manifest(manifest: str | Path, site_id: str) -> tuple[list[dict], list[
     (['a.html'], 'manifest.jsonl:2', "path '/etc/passwd' leaves the site directory")
     """
     entries, failures, seen = [], [], set()
-    manifest = Path(manifest)
-    try:
-        lines = manifest.read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError as error:
-        raise PageReadError(f"{manifest}: not UTF-8 ({error}); a manifest is UTF-8 JSON lines") from error
-    for lineno, line in enumerate(lines, start=1):
+    for lineno, line in _manifest_lines(Path(manifest), max_bytes, max_line_bytes):
+        where = f"{MANIFEST_NAME}:{lineno}"
+        if line is None:
+            failures.append(PageFailure(site_id, where, f"line over the limit of {max_line_bytes} bytes: not read"))
+            continue
         if not line.strip():
             continue
-        where = f"{MANIFEST_NAME}:{lineno}"
         try:
-            entry = json.loads(line)
+            entry = json.loads(line.decode("utf-8"))
+        except UnicodeDecodeError as error:
+            failures.append(PageFailure(site_id, where, f"not UTF-8 ({error}); a manifest is UTF-8 JSON lines"))
+            continue
         except (json.JSONDecodeError, RecursionError) as error:
             failures.append(PageFailure(site_id, where, f"invalid JSON: {error}"))
             continue
@@ -689,6 +714,29 @@ def read_manifest(manifest: str | Path, site_id: str) -> tuple[list[dict], list[
         seen.add(entry["path"])
         entries.append(entry)
     return entries, failures
+
+
+def _manifest_lines(manifest: Path, max_bytes: int, max_line_bytes: int) -> Iterator[tuple[int, bytes | None]]:
+    """``(line number, line)`` of each line of ``manifest`` (see :func:`read_manifest`); ``None`` for a
+    line over ``max_line_bytes``, whose rest is skipped in pieces of that size."""
+    try:
+        handle = _open_regular(manifest, max_bytes)
+    except PageReadError as error:
+        raise PageReadError(f"{manifest}: {error}") from error
+    with handle:
+        n_read = 0
+        for lineno in itertools.count(1):
+            line = handle.readline(max_line_bytes + 1)
+            n_read += len(line)
+            too_long = len(line) > max_line_bytes
+            while too_long and line and not line.endswith(b"\n"):
+                line = handle.readline(max_line_bytes)
+                n_read += len(line)
+            if n_read > max_bytes:  # it grew after it was checked
+                raise PageReadError(f"{manifest}: over the limit of {max_bytes} bytes: not read")
+            if not line and not too_long:
+                return
+            yield lineno, None if too_long else line
 
 
 def page_key(path: str) -> str:

@@ -67,6 +67,7 @@ from mainentity.records import Page
 from mainentity.sitedump import (
     HTML_SUFFIXES,
     MANIFEST_NAME,
+    MAX_MANIFEST_BYTES,
     MAX_PAGE_BYTES,
     DumpFile,
     FileMemo,
@@ -607,13 +608,13 @@ def read_warcs(
 def _labels_beside(files: Iterable[Path]) -> dict[str, tuple[str, ...]]:
     """``url -> main_entity`` from the ``manifest.jsonl`` files in the folders of the WARC files. Labels
     are optional (``predict`` needs none): a manifest that cannot be read (not a regular file, over
-    4 x :data:`mainentity.sitedump.MAX_PAGE_BYTES`), and each line that is not an object with a string
+    :data:`mainentity.sitedump.MAX_MANIFEST_BYTES`), and each line that is not an object with a string
     ``url`` and a list of string labels (bytes that are not UTF-8 included), is logged (WARNING) and skipped."""
     labels: dict[str, tuple[str, ...]] = {}
     for folder in dict.fromkeys(file.parent for file in files):
         manifest = folder / MANIFEST_NAME
         try:
-            text = read_page_bytes(manifest, 4 * MAX_PAGE_BYTES).decode("utf-8", errors="replace")
+            text = read_page_bytes(manifest, MAX_MANIFEST_BYTES).decode("utf-8", errors="replace")
         except FileNotFoundError:
             continue
         except (OSError, PageReadError) as error:
