@@ -15,7 +15,7 @@ RANKS = {
     "records": 0,
     "text": 0,
     "collector": 0,  # cycle-collector thresholds while documents are built (pipeline, runs)
-    "sitedump": 1,
+    "sitedump": 1,  # site dumps: decoding, manifest, pages, subresources
     "linkgraph": 1,
     "warc": 1.5,  # reads crawls into the records of site dumps (sitedump)
     "render": 2,
