@@ -17,7 +17,7 @@ RANKS = {
     "collector": 0,  # cycle-collector thresholds while documents are built (pipeline, runs)
     "sitedump": 1,  # site dumps: decoding, manifest, pages, subresources
     "linkgraph": 1,
-    "warc": 1.5,  # reads crawls into the records of site dumps (sitedump)
+    "warc": 1.5,  # reads crawls into the records of site dumps (sitedump): crawl, record_reader, http_payload, subresources
     "render": 2,
     "cleaning": 3,
     "features": 4,
