@@ -245,7 +245,7 @@ def is_trusted_type(name: str) -> bool:
     True
     >>> is_trusted_type("builtins.eval"), is_trusted_type("os.system")
     (False, False)
-    >>> is_trusted_type("mainentity.recognizers.peers.shutil"), is_trusted_type("numpy.dtype")
+    >>> is_trusted_type("mainentity.recognizers.peer_node.shutil"), is_trusted_type("numpy.dtype")
     (False, True)
     """
     if name in NUMPY_TYPES:

@@ -223,8 +223,8 @@ def test_saving_an_untrusted_type_fails_and_writes_nothing(tmp_path):
         ("sklearn.neighbors._kd_tree.KDTree", True),
         ("sklearn.ensemble._hist_gradient_boosting.predictor.TreePredictor", True),
         ("sklearn.neighbors._kd_tree.newObj", False),  # a function of a helper module
-        ("mainentity.recognizers.peers._NodeWorker", False),  # starts a process: not an estimator
-        ("mainentity.recognizers.peers.subprocess", False),  # a module
+        ("mainentity.recognizers.peer_node._NodeWorker", False),  # starts a process: not an estimator
+        ("mainentity.recognizers.peer_node.subprocess", False),  # a module
         ("sklearn.utils.Bunch", False),
         ("os.system", False),
         ("numpy.load", False),
