@@ -44,7 +44,8 @@ DEFAULT_DATASET = "../shared/datasets/swde-book-christianbook"
 
 #: ``(file name ending, function name)`` of the profiled parts.
 CACHE_READ = ("render/cache.py", "get")
-MODELS = {"msrbfn": ("models/msrbfn.py", "decision_function"), "general": ("models/ranker.py", "decision_function")}
+MODELS = {"msrbfn": ("models/msrbfn_network.py", "decision_function"),
+          "general": ("models/ranker.py", "decision_function")}
 PREDICT = {"msrbfn": ("recognizers/msrbfn.py", "predict"), "general": ("recognizers/general.py", "predict")}
 
 
