@@ -31,7 +31,7 @@ _REGISTRY: dict[str, str] = {
     "goose3": "mainentity.recognizers.peers:GooseRecognizer",
     "newspaper4k": "mainentity.recognizers.peers:Newspaper4kRecognizer",
     "readability-lxml": "mainentity.recognizers.peers:ReadabilityLxmlRecognizer",
-    "mozilla-readability": "mainentity.recognizers.peers:MozillaReadabilityRecognizer",
+    "mozilla-readability": "mainentity.recognizers.peer_node:MozillaReadabilityRecognizer",
 }
 
 
