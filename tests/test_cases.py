@@ -227,3 +227,40 @@ def test_a_lone_page_with_a_generic_title_is_named_by_its_heading(general_model,
     (prediction,) = answer(general_model, [page], render_cache_dir)  # a dump of one page: no site evidence
     assert prediction.main_entity == page.main_entity[0], (prediction.main_entity, prediction.score,
                                                             prediction.candidates)
+
+
+# Pages as browsers show them today (shadow DOM, block spans in one heading, positioned text, code shown
+# as text, two og:title metas), each whole and inside a small site of its template.
+GUIDES = ["Configuring the build cache", "Writing your first plugin", "Migrating from version two"]
+
+
+def docs_pages() -> list[Page]:
+    """A documentation site built from web components: the sidebar, the heading and the article live in a
+    declarative shadow root (the article's text slotted in from the light DOM); ``<title>`` is the site's
+    name."""
+    pages = []
+    for i, guide in enumerate(GUIDES):
+        slug = guide.lower().replace(" ", "-")
+        sidebar = "".join(f"<li><a href='/guides/{g.lower().replace(' ', '-')}'>{g}</a></li>" for g in GUIDES)
+        html = ("<!DOCTYPE html><html><head><title>Lanternkit Docs</title></head>"
+                "<body style='font-family:sans-serif;margin:0'>"
+                "<header style='font-size:24px;font-weight:bold;padding:10px'>Lanternkit Docs</header>"
+                "<docs-layout><template shadowrootmode='open'><style>:host{display:flex;gap:24px}"
+                " nav{width:220px;font-size:14px} h1{font-size:34px;margin:0 0 12px} article{font-size:17px}</style>"
+                f"<nav><b>Guides</b><ul>{sidebar}</ul></nav><article><h1>{guide}</h1>"
+                "<slot name='meta'></slot><slot></slot></article></template>"
+                "<span slot='meta' style='font-size:13px'>Updated 3 May</span>"
+                + f"<p>This guide walks through {guide.lower()} step by step with its options. </p>" * (2 + i)
+                + "<p>Every example runs as shown on a fresh project.</p></docs-layout>"
+                "<footer style='font-size:12px'>Lanternkit Docs · Edit this page</footer></body></html>")
+        pages.append(Page("own-docs", f"guides/{slug}.html", f"https://docs.lanternkit.example/guides/{slug}",
+                          html, (guide,)))
+    return pages
+
+
+MODERN_SITES = [docs_pages]
+
+
+@pytest.mark.parametrize("make_pages", MODERN_SITES)
+def test_pages_as_browsers_show_them_today(general_model, render_cache_dir, make_pages):
+    test_own_sites_of_the_listed_failure_kinds(general_model, render_cache_dir, make_pages)

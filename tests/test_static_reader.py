@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+from dataclasses import replace
 
 import pytest
 from conftest import SAMPLE_SHOP
@@ -201,6 +202,15 @@ def test_segments_runs_visible_text_and_headings():
     segments = [(s.kind, s.text, s.font_size) for s in rendered.segments]
     assert segments == [("run", "Kettle", 32.0), ("run", "enamel, 1 l", 12.0), ("visible", "9 EUR", 16.0),
                         ("heading", "Split heading", 24.0)]
+
+
+def test_a_declarative_shadow_root_is_left_to_the_renderer():
+    page = Page("s", "d.htm", "http://s.test/d", '<doc-page><template shadowrootmode="open"><h1><slot></slot></h1>'
+                "</template>Title</doc-page>")
+    with pytest.raises(ValueError, match="s/d.htm: a declarative shadow root"):
+        read_static(page)
+    # an ordinary template is no shadow root
+    assert [b.text for b in read_static(replace(page, html="<template><p>x</p></template><p>y</p>")).blocks] == ["y"]
 
 
 def test_batch_reports_a_failing_page_and_goes_on():

@@ -9,6 +9,13 @@
 // (<noscript> too when scripting is on) and display:none subtrees. Images and SKIP/display:none
 // children neither split a merge nor add text.
 //
+// Shadow DOM: the walk follows the flat tree a person sees. An element with an open shadow root
+// (declarative, <template shadowrootmode="open">, or attached by the page's script) shows that root's
+// children, whose dom_paths go on under "<host path>/#shadow-root[0]"; a <slot> shows the host's light
+// children assigned to it (their own light-DOM dom_paths, "<host path>/<tag>[i]") or else its fallback
+// content, and is an inline element (display: contents); light children no slot takes are not walked.
+// Closed shadow roots cannot be seen from the page: their host's light children are walked.
+//
 // Root un-hiding: a page is never hidden as a whole. `display: none`, a `visibility` other than
 // "visible" or `opacity: 0` on <html> or <body> is anti-flicker or frame-busting CSS (e.g.
 // `html { display: none }` until a script finds the page is not framed, or an A/B-testing
@@ -43,7 +50,7 @@
   const INLINE = new Set([
     "a", "abbr", "b", "bdi", "bdo", "big", "br", "cite", "code", "data", "del", "dfn", "em", "font",
     "i", "ins", "kbd", "mark", "nobr", "q", "s", "samp", "small", "span", "strike", "strong", "sub",
-    "sup", "time", "tt", "u", "var", "wbr",
+    "sup", "time", "tt", "u", "var", "wbr", "slot",
   ]);
   const TRANSPARENT = new Set(["img"]);
   const HEADING = { h1: 1, h2: 2, h3: 3, h4: 4, h5: 5, h6: 6 };
@@ -162,6 +169,46 @@
     }
   }
 
+  // The children a person sees of an element, in the flat tree, as [node, dom_path] (null for
+  // non-elements): an open shadow root's children for its host (paths under "<host>/#shadow-root[0]"),
+  // the nodes assigned to a slot (their light-DOM paths under the host) or else its fallback children,
+  // otherwise the element's own children. A host's light children that no slot takes are not shown.
+  const hostPaths = new Map();
+  function shownChildren(el, tag, path) {
+    const shown = [];
+    let parent = el;
+    let base = path;
+    if (el.shadowRoot) {
+      hostPaths.set(el, path);
+      parent = el.shadowRoot;
+      base = path + "/#shadow-root[0]";
+    } else if (tag === "slot" && typeof el.assignedNodes === "function" && el.assignedNodes().length) {
+      for (const node of el.assignedNodes()) {
+        shown.push([node, node.nodeType === Node.ELEMENT_NODE ? lightPath(node) : null]);
+      }
+      return shown;
+    }
+    let index = 0;
+    for (let child = parent.firstChild; child !== null; child = child.nextSibling) {
+      if (child.nodeType !== Node.ELEMENT_NODE) {
+        shown.push([child, null]);
+        continue;
+      }
+      shown.push([child, base + "/" + child.localName.toLowerCase() + "[" + index + "]"]);
+      index += 1;
+    }
+    return shown;
+  }
+
+  // The dom_path of a host's light child (a slotted element): the host's path and its element index.
+  function lightPath(node) {
+    let index = 0;
+    for (let sibling = node.previousElementSibling; sibling !== null; sibling = sibling.previousElementSibling) {
+      index += 1;
+    }
+    return hostPaths.get(node.parentNode) + "/" + node.localName.toLowerCase() + "[" + index + "]";
+  }
+
   // Walk one displayed element; returns its pieces (raw text parts with their node, style key and
   // visibility) when its content is only text and inline formatting elements, else null. `path` is
   // its dom_path.
@@ -180,8 +227,7 @@
     const pieces = [];
     let inlineOnly = true;
     let nParts = 0;
-    let index = 0;
-    for (let child = el.firstChild; child !== null; child = child.nextSibling) {
+    for (const [child, childPath] of shownChildren(el, tag, path)) {
       if (child.nodeType === Node.TEXT_NODE || child.nodeType === Node.CDATA_SECTION_NODE) {
         const data = child.data;
         const blank = !NON_SPACE.test(data);
@@ -194,8 +240,6 @@
       }
       if (child.nodeType !== Node.ELEMENT_NODE) continue;
       const childTag = child.localName.toLowerCase();
-      const childPath = path + "/" + childTag + "[" + index + "]";
-      index += 1;
       if (SKIP.has(childTag) || TRANSPARENT.has(childTag)) continue;
       const childStyle = getComputedStyle(child);
       if (childStyle.display === "none") continue;

@@ -30,6 +30,10 @@ is approximated from styles:
   its displayed text with a line break around each element not in the inline set (``text-transform``
   is not applied).
 
+A page with a declarative shadow root (``<template shadowrootmode>``) is not read (``ValueError``: the
+shadow tree has its own style sheets and slots, which the renderer walks); :mod:`mainentity.render_few`
+then renders it.
+
 Pages are read as the renderer's default settings load them: scripts off (``<noscript>`` content is
 walked), a 1024x768 viewport for ``@media``. Not reproduced: Chromium's parser cap on tree depth
 (512; deeper elements become siblings there), ``@container`` queries, CSS nesting, ``calc()`` values
@@ -69,8 +73,10 @@ SKIP = frozenset({"head", "script", "style", "template", "iframe", "noembed", "n
 #: Inline formatting elements whose content merges into the parent's block (as in ``blocks.js``).
 INLINE = frozenset(
     "a abbr b bdi bdo big br cite code data del dfn em font i ins kbd mark nobr q s samp small span strike "
-    "strong sub sup time tt u var wbr".split()
+    "strong sub sup time tt u var wbr slot".split()
 )
+#: A declarative shadow root (``shadowroot`` is its name before Chromium 124); the renderer walks it.
+_SHADOW_TEMPLATE = "template[shadowrootmode], template[shadowroot]"
 _TRANSPARENT = frozenset({"img"})
 _HEADING = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _BOXLESS = frozenset({"textarea", "select", "option", "optgroup"})
@@ -410,7 +416,8 @@ def read_static(page: Page, subresources: SubresourceSource | None = None) -> Re
     Raises
     ------
     ValueError
-        If the page cannot be parsed or walked (the message names the page).
+        If the page cannot be parsed or walked, or holds a declarative shadow root (the renderer walks it,
+        with the shadow tree's own styles and slots); the message names the page.
 
     Examples
     --------
@@ -427,6 +434,12 @@ def read_static(page: Page, subresources: SubresourceSource | None = None) -> Re
     """
     try:
         tree = LexborHTMLParser(page.html)
+    except Exception as exc:  # one page's failure is reported with its name, never a crash of a batch
+        raise ValueError(f"{page_label(page)}: static read failed: {type(exc).__name__}: {exc}") from exc
+    if tree.css_first(_SHADOW_TEMPLATE) is not None:
+        raise ValueError(f"{page_label(page)}: a declarative shadow root: its scoped styles and slots need the "
+                         "renderer")
+    try:
         url = load_url(page)
         base = tree.css_first("base[href]")
         base_url = urljoin(url, (base.attributes.get("href") or "").strip()) if base is not None else url
