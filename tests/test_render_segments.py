@@ -102,3 +102,24 @@ def test_a_shadow_root_attached_by_script_is_walked_when_scripts_run():
     assert [(b.text, b.dom_path, b.heading_level) for b in rendered.blocks] == [
         ("Made by script", "html[0]/body[1]/x-card[0]/#shadow-root[0]/h2[0]", 2),
         ("light child", "html[0]/body[1]/x-card[0]/b[0]", 0)]
+
+
+def test_block_spans_of_one_heading_merge_with_a_space_and_a_drop_cap_does_not(renderer):
+    head = "<style>.line { display: block } .cap { display: block; float: left; font-size: 60px }</style>"
+    rendered = render(renderer, '<h1><span class="line">Winter Orchards</span><span class="line">and the Growers Who'
+                                ' Save Them</span></h1><p><span class="cap">T</span>he tide turned</p>', head)
+    merged = [block.text for block in rendered.blocks if block.merged]
+    assert merged == ["Winter Orchards and the Growers Who Save Them", "The tide turned"]
+
+
+def test_script_source_the_parser_lets_out_is_no_text_block(renderer):
+    body = ("<h2>Dam repairs<script>if (ads) document.write('<SCRIPT SRC=\"/ad/Nation' + ad_query + '\"></SCRIPT>');"
+            " //--></script></h2><pre>document.write('x' + name + 'y');</pre>")
+    rendered = render(renderer, body)
+    assert [block.text for block in rendered.blocks] == ["Dam repairs", "document.write('x' + name + 'y');"]
+
+
+def test_a_title_with_a_mangled_end_tag_carries_no_markup(renderer):
+    # the parser reads the title's text on to the end of the file: the page shows nothing
+    rendered = render(renderer, "<p>swallowed</p>", "<title>Dam repairs - Gazette</titlexyz>")
+    assert (rendered.title, rendered.blocks) == ("Dam repairs - Gazette", ())

@@ -261,6 +261,16 @@ CROSS_CHECKED = {
         '<p><span class="clip">Price:</span> 9 EUR</p><h2><div>Split</div><div>heading</div></h2>'
         '<p>a <span style="opacity: 0">b</span> c</p>', DOCTYPE,
     ),
+    "lines-and-leaked-code": (
+        "<style>.l1, .l2 { display: block } .l2 { font-size: 20px } .cap { display: block; float: left;"
+        " font-size: 60px } .pin { display: block; position: absolute; left: 300px }</style>",
+        "<h1><span class=\"l1\">Winter Orchards</span><span class=\"l2\">and the Growers</span></h1>"
+        '<p><span class="cap">T</span>he rest <span class="pin">pinned</span></p>'
+        "<h2>Dam repairs<script>document.write('<SCRIPT SRC=\"/ad/Nation' + q + '\"></SCRIPT>'); //--></script></h2>"
+        "<p>x<script>document.write('<SCRIPT></SCRIPT>');</script><\\/SCRIPT> a</p>"
+        "<pre>document.write('<b>' + name + '</b>');</pre><p>It's a \"quote\" + 'more'</p>", DOCTYPE,
+    ),
+    "mangled-title": ("<title>Harbour Days - Bay News</titlexyz>", "<p>swallowed</p>", DOCTYPE),
     "quirks": (
         "", '<div style="font-size: 20px; font-weight: bold"><table><tr><td>cell</td></tr></table></div>'
         '<font size="5">five</font><font size="-1">minus</font>', "",

@@ -23,6 +23,15 @@
 // scripts would lift; it is overridden with inline `!important` styles before anything is measured.
 // Hiding below <body> is kept as it is. This changes the page's DOM (screenshots rely on it).
 //
+// Script source shown as text: an old page's `document.write('<SCRIPT ...></SCRIPT>')` ends its
+// script at the `</SCRIPT>` inside the string for the HTML parser, and the rest of the code becomes a
+// text node (`'); //-->`). A text node with an escaped end tag (`<\/`), a `//-->`, a
+// `document.write(` or a string concatenation (`' + name + '`) is not walked (neither a block nor a
+// part of a merge), unless it is inside an element that shows code (pre, code, samp, kbd, ...).
+//
+// Inline elements that are laid out as blocks of their own (a headline's lines in `display: block`
+// spans) are joined to their neighbours with a space in a merge, as a person reads them.
+//
 // Segments: candidates finer or coarser than a text block, for the general recogniser (not the paper's
 // blocks, which stay as they are). For each merged block: its "run"s, the maximal sequences of visible
 // parts with one computed style (font size, weight, colour), when it has two or more (a title with a
@@ -53,6 +62,9 @@
     "sup", "time", "tt", "u", "var", "wbr", "slot",
   ]);
   const TRANSPARENT = new Set(["img"]);
+  // Script source shown as text (see above), outside elements that show code as code.
+  const SCRIPT_TEXT = /<\\\/[A-Za-z]|\/\/[ \t\r\n]*-->|document\.write(?:ln)?[ \t\r\n]*\(|['"][ \t\r\n]*\+[ \t\r\n]*[A-Za-z_$][A-Za-z0-9_$.]*[ \t\r\n]*\+[ \t\r\n]*['"]/;
+  const CODE = new Set(["pre", "code", "samp", "kbd", "tt", "xmp", "listing", "plaintext", "textarea"]);
   const HEADING = { h1: 1, h2: 2, h3: 3, h4: 4, h5: 5, h6: 6 };
   // ARIA headings (role="heading", aria-level default 2) count as headings of their level.
   function headingLevel(el, tag) {
@@ -169,6 +181,14 @@
     }
   }
 
+  // An inline element laid out as a block of its own (display: block, flex, ...; not floated or
+  // positioned out of the flow, as a drop cap is): the lines of a headline in block spans.
+  const BLOCK_DISPLAY = new Set(["block", "flex", "grid", "list-item", "table", "flow-root"]);
+  function ownLine(style) {
+    return BLOCK_DISPLAY.has(style.display) && style.cssFloat === "none" &&
+      style.position !== "absolute" && style.position !== "fixed";
+  }
+
   // The children a person sees of an element, in the flat tree, as [node, dom_path] (null for
   // non-elements): an open shadow root's children for its host (paths under "<host>/#shadow-root[0]"),
   // the nodes assigned to a slot (their light-DOM paths under the host) or else its fallback children,
@@ -220,6 +240,7 @@
       visibility: style.visibility,
       boldTag: parent.boldTag || tag === "b" || tag === "strong",
       inLink: parent.inLink || (tag === "a" && el.hasAttribute("href")),
+      inCode: parent.inCode || CODE.has(tag),
       heading: ownLevel || parent.heading,
     };
     const visible = parent.visible && !visuallyHidden(el, style);
@@ -230,6 +251,7 @@
     for (const [child, childPath] of shownChildren(el, tag, path)) {
       if (child.nodeType === Node.TEXT_NODE || child.nodeType === Node.CDATA_SECTION_NODE) {
         const data = child.data;
+        if (!ctx.inCode && SCRIPT_TEXT.test(data)) continue;  // script source the parser let out
         const blank = !NON_SPACE.test(data);
         pieces.push({ text: data, node: blank ? null : child, key: blank ? null : key, visible: visible, ctx: ctx });
         if (!blank) {
@@ -248,6 +270,10 @@
         inlineOnly = false;
       } else if (childTag === "br") {
         pieces.push({ text: " ", node: null, key: null, visible: true, ctx: ctx });
+      } else if (ownLine(childStyle)) {  // a line of its own: a space on each side in the merge
+        const space = { text: " ", node: null, key: null, visible: true, ctx: ctx };
+        pieces.push(space, ...childPieces, space);
+        if (childPieces.some((piece) => piece.node !== null)) nParts += 1;
       } else {
         pieces.push(...childPieces);
         if (childPieces.some((piece) => piece.node !== null)) nParts += 1;
@@ -269,7 +295,7 @@
     const tag = doc.localName.toLowerCase();
     const style = getComputedStyle(doc);
     if (style.display !== "none") {
-      const root = { boldTag: false, inLink: false, heading: 0, visible: true };
+      const root = { boldTag: false, inLink: false, inCode: false, heading: 0, visible: true };
       visit(doc, tag, tag + "[0]", root, style);
     }
   }

@@ -81,7 +81,7 @@ from urllib.parse import quote
 
 from mainentity.records import META_TITLE_KEYS, Page, RenderedPage, TextBlock
 from mainentity.sitedump import SubresourceSource, SubresourceSources
-from mainentity.text import MAX_ELEMENTS, collapse_whitespace, has_more_elements
+from mainentity.text import MAX_ELEMENTS, collapse_whitespace, has_more_elements, title_text
 
 logger = logging.getLogger(__name__)
 
@@ -347,7 +347,8 @@ def parse_blocks_payload(payload: dict) -> RenderedPage:
     """Turn the decoded JSON returned by ``blocks.js`` into a :class:`RenderedPage`.
 
     Block texts, the title and meta contents are whitespace-collapsed with
-    :func:`mainentity.text.collapse_whitespace`; blocks that end up empty are dropped.
+    :func:`mainentity.text.collapse_whitespace` (the title cut at any markup,
+    :func:`mainentity.text.title_text`); blocks that end up empty are dropped.
 
     Parameters
     ----------
@@ -376,7 +377,7 @@ def parse_blocks_payload(payload: dict) -> RenderedPage:
     try:
         data = payload
         return RenderedPage(
-            title=collapse_whitespace(data["title"]),
+            title=title_text(data["title"]),
             meta=tuple((key, collapse_whitespace(content)) for key, content in data["meta"]),
             blocks=_text_blocks(data["blocks"]),
             width=float(data["width"]),

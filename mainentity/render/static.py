@@ -64,7 +64,7 @@ from mainentity.records import Page, RenderedPage, TextBlock
 from mainentity.render.browser import META_KEYS, load_url, page_label
 from mainentity.render.static_css import Cascade, is_quirks, length_px
 from mainentity.sitedump import SubresourceSource
-from mainentity.text import collapse_whitespace
+from mainentity.text import collapse_whitespace, title_text
 
 NAN = float("nan")
 
@@ -78,6 +78,15 @@ INLINE = frozenset(
 #: A declarative shadow root (``shadowroot`` is its name before Chromium 124); the renderer walks it.
 _SHADOW_TEMPLATE = "template[shadowrootmode], template[shadowroot]"
 _TRANSPARENT = frozenset({"img"})
+#: Script source the HTML parser let out as text (``SCRIPT_TEXT`` of ``blocks.js``): an escaped end tag,
+#: ``//-->``, ``document.write(`` or a string concatenation; kept inside the elements that show code.
+_SCRIPT_TEXT = re.compile(
+    r"<\\/[A-Za-z]|//[ \t\r\n]*-->|document\.write(?:ln)?[ \t\r\n]*\(|"
+    r"['\"][ \t\r\n]*\+[ \t\r\n]*[A-Za-z_$][A-Za-z0-9_$.]*[ \t\r\n]*\+[ \t\r\n]*['\"]"
+)
+_CODE = frozenset({"pre", "code", "samp", "kbd", "tt", "xmp", "listing", "plaintext", "textarea"})
+#: Displays of an element laid out as a block of its own (``BLOCK_DISPLAY`` of ``blocks.js``).
+_BLOCK_DISPLAY = frozenset({"block", "flex", "grid", "list-item", "table", "flow-root"})
 _HEADING = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _BOXLESS = frozenset({"textarea", "select", "option", "optgroup"})
 #: Font sizes (CSS px) of the keywords xx-small ... xxx-large at a 16 px medium (Chromium's table).
@@ -112,6 +121,7 @@ class _Style:
     display: str = "inline"
     off_page: bool = False  # positioned off the page, this element or an ancestor
     visually_hidden: bool = False  # blocks.js's visuallyHidden, from styles
+    own_line: bool = False  # blocks.js's ownLine: a block of its own in the flow (not floated, not positioned)
 
 
 _ROOT_PARENT = _Style(16.0, "medium", False, False, 400, "visible", (0.0, 0.0, 0.0, 1.0), False, "block")
@@ -173,6 +183,8 @@ def _compute_style(declarations: tuple[tuple[str, str], ...], parent: _Style, re
         display=parent.display if display == "inherit" else display,
         off_page=off_page,
         visually_hidden=clipped or squeezed or off_page or values.get("opacity") in ("0", "0%", "0.0"),
+        own_line=(display in _BLOCK_DISPLAY and values.get("float", "none") == "none"
+                  and position not in ("absolute", "fixed")),
     )
 
 
@@ -231,10 +243,10 @@ def _color(value: str | None, parent: tuple) -> tuple:
 class _Context:
     """What a block inherits from its element and ancestors (``ctx`` in ``blocks.js``)."""
 
-    __slots__ = ("style", "bold_tag", "in_link", "heading", "visible", "boxless", "in_svg", "hidden")
+    __slots__ = ("style", "bold_tag", "in_link", "heading", "visible", "boxless", "in_svg", "in_code", "hidden")
 
     def __init__(self, style: _Style, bold_tag: bool, in_link: bool, heading: int, visible: bool,
-                 boxless: bool, in_svg: bool = False) -> None:
+                 boxless: bool, in_svg: bool = False, in_code: bool = False) -> None:
         self.style = style
         self.bold_tag = bold_tag
         self.in_link = in_link
@@ -242,6 +254,7 @@ class _Context:
         self.visible = visible  # no visually hidden ancestor (for "visible" segments)
         self.boxless = boxless  # the text has no box of its own (textarea, select, SVG)
         self.in_svg = in_svg
+        self.in_code = in_code  # inside an element that shows code (script-like text is kept there)
         self.hidden = (style.visibility != "visible" or boxless or style.font_size <= 0 or style.off_page
                        or style.text_indent_off)
 
@@ -299,6 +312,7 @@ class _Walk:
             parent.in_link or (tag == "a" and "href" in attributes), own_level or parent.heading,
             parent.visible and not (style.visually_hidden or style.visibility != "visible"),
             _boxless(tag, parent), (parent.in_svg or tag == "svg") and tag != "foreignobject",
+            parent.in_code or tag in _CODE,
         )
         key = (style.font_size, style.font_weight, style.color)
         pieces: list[tuple] = []  # (text, has a node, style key, visible, ctx)
@@ -309,7 +323,7 @@ class _Walk:
             self.flow.append("\n")
         child = el.first_child
         while child is not None:
-            if child.is_text_node:
+            if child.is_text_node and (ctx.in_code or _SCRIPT_TEXT.search(child.text_content or "") is None):
                 data = child.text_content or ""
                 blank = _NON_SPACE.search(data) is None
                 pieces.append((data, not blank, None if blank else key, ctx.visible, ctx))
@@ -333,6 +347,10 @@ class _Walk:
                         elif child_tag == "br":
                             pieces.append((" ", False, None, True, ctx))
                             self.flow.append("\n")
+                        elif child_style.own_line:  # a line of its own: a space on each side in the merge
+                            space = (" ", False, None, True, ctx)
+                            pieces.extend((space, *child_pieces, space))
+                            n_parts += any(piece[1] for piece in child_pieces)
                         else:
                             pieces.extend(child_pieces)
                             n_parts += any(piece[1] for piece in child_pieces)
@@ -378,7 +396,7 @@ def _title(tree) -> str:
             foreign = ancestor.tag in ("svg", "math")
             ancestor = ancestor.parent
         if not foreign:
-            return collapse_whitespace(node.text(deep=False))
+            return title_text(node.text(deep=False))
     return ""
 
 
