@@ -23,8 +23,8 @@ def general_model():
     return load_trained_model(None)
 
 
-def answer(model, pages, render_cache_dir):
-    render = RenderConfig(cache_dir=str(render_cache_dir))
+def answer(model, pages, render_cache_dir, javascript: bool | str = False):
+    render = RenderConfig(cache_dir=str(render_cache_dir), javascript=javascript)
     documents = [document for _, document, _ in iter_documents(pages, needs_render=True, render=render)]
     assert all(document is not None for document in documents)
     by_key = {(p.site_id, p.path): p for p in model.recognizer.predict(documents)}
@@ -396,3 +396,43 @@ def test_the_og_title_the_page_bears_out_is_kept(render_cache_dir):
     render = RenderConfig(cache_dir=str(render_cache_dir))
     for (_, document, _), page in zip(iter_documents(pages, needs_render=True, render=render), pages, strict=True):
         assert document.rendered.meta_titles == (page.main_entity[0],)  # not the theme's stale tagline
+
+
+JOBS = [("Harbour crane operator", "Operate the quay cranes on the night shift."),
+        ("Marine electrician", "Keep the ferries' switchboards and shore power running."),
+        ("Warehouse shift lead", "Lead a team of twelve on the early shift in the bonded store.")]
+
+
+def job_pages() -> list[Page]:
+    """A careers site built by its own script: the server HTML holds a generic ``<title>``, a loading
+    placeholder and the posting as inline JSON; an inline script builds the page from it."""
+    pages = []
+    for i, (title, text) in enumerate(JOBS):
+        state = json.dumps({"job": {"id": 100 + i, "title": title, "text": (text + " ") * 6,
+                                    "company": "Northport Logistics"}})
+        html = ("<!DOCTYPE html><html><head><title>Northport Logistics</title></head>"
+                "<body style='font-family:sans-serif'><header style='font-size:24px;font-weight:bold'>"
+                "Northport Logistics</header><div id='app'><div class='skeleton-title'>Loading...</div></div>"
+                "<noscript>Please enable JavaScript to view this job.</noscript>"
+                f"<script id='__NEXT_DATA__' type='application/json'>{state}</script>"
+                "<script>const job = JSON.parse(document.getElementById('__NEXT_DATA__').textContent).job;"
+                "document.getElementById('app').innerHTML = '<div style=\"font-size:13px\">' + job.company + '</div>'"
+                " + '<h1 style=\"font-size:32px\">' + job.title + '</h1><p>' + job.text + '</p>';</script>"
+                "<footer style='font-size:12px'>Northport Logistics · Privacy</footer></body></html>")
+        slug = f"{100 + i}-{title.lower().replace(' ', '-')}"
+        pages.append(Page("own-jobs", f"jobs/{slug}.html", f"https://careers.northport.example/jobs/{slug}",
+                          html, (title,)))
+    return pages
+
+
+def test_a_page_built_by_its_script_is_answered_with_scripts_on_demand(general_model, render_cache_dir):
+    pages = job_pages()
+    for page, prediction in zip(pages, answer(general_model, pages, render_cache_dir, "auto"), strict=True):
+        assert prediction.main_entity == page.main_entity[0], (page.path, prediction.main_entity, prediction.candidates)
+    # alone, the company's name (the <title>, shown in the header) still wins: the known limit of a shown
+    # generic title (SHOWN_GENERIC_TITLE_WITHOUT_SLUG); the posting's title comes next
+    (alone,) = answer(general_model, pages[:1], render_cache_dir, "auto")
+    assert alone.candidates[:2] == ("Northport Logistics", pages[0].main_entity[0]), alone.candidates
+    # scripts off (the default), the page offers only its skeleton
+    (off,) = answer(general_model, pages[:1], render_cache_dir)
+    assert off.main_entity != pages[0].main_entity[0]

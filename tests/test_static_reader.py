@@ -16,7 +16,8 @@ from conftest import SAMPLE_SHOP
 
 from mainentity.records import Page
 from mainentity.render import RenderSettings, render_pages
-from mainentity.render.static import agreement, read_static, read_static_pages
+from mainentity.render.static import read_static, read_static_pages
+from mainentity.render.static_agreement import agreement
 from mainentity.render.static_css import is_quirks, media_applies
 from mainentity.sitedump import DumpFile, SubresourceSources, read_site_dump
 
@@ -209,6 +210,9 @@ def test_a_declarative_shadow_root_is_left_to_the_renderer():
                 "</template>Title</doc-page>")
     with pytest.raises(ValueError, match="s/d.htm: a declarative shadow root"):
         read_static(page)
+    # an empty one (a browser extension's host in a saved page) shows nothing of its host, as in Chromium
+    empty = replace(page, html='<div><template shadowrootmode="open"> </template><b>light</b></div><p>after</p>')
+    assert [(b.text, b.dom_path) for b in read_static(empty).blocks] == [("after", "html[0]/body[1]/p[1]")]
     # an ordinary template is no shadow root
     assert [b.text for b in read_static(replace(page, html="<template><p>x</p></template><p>y</p>")).blocks] == ["y"]
 
@@ -268,7 +272,8 @@ CROSS_CHECKED = {
         '<p><span class="cap">T</span>he rest <span class="pin">pinned</span></p>'
         "<h2>Dam repairs<script>document.write('<SCRIPT SRC=\"/ad/Nation' + q + '\"></SCRIPT>'); //--></script></h2>"
         "<p>x<script>document.write('<SCRIPT></SCRIPT>');</script><\\/SCRIPT> a</p>"
-        "<pre>document.write('<b>' + name + '</b>');</pre><p>It's a \"quote\" + 'more'</p>", DOCTYPE,
+        "<pre>document.write('<b>' + name + '</b>');</pre><p>It's a \"quote\" + 'more'</p>"
+        '<div><template shadowrootmode="open"></template><b>light</b></div><p>after</p>', DOCTYPE,
     ),
     "mangled-title": ("<title>Harbour Days - Bay News</titlexyz>", "<p>swallowed</p>", DOCTYPE),
     "quirks": (

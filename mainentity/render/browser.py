@@ -186,9 +186,12 @@ class RenderSettings:
     ----------
     executable_path : str
         Chromium binary; by default the one the user's environment names (:func:`default_chromium`).
-    javascript : bool
+    javascript : bool or "auto"
         Run the pages' scripts. Off by default: the DOM is then the HTML5 parse of the markup (with
-        the parser's scripting flag off, so ``<noscript>`` content is parsed as markup).
+        the parser's scripting flag off, so ``<noscript>`` content is parsed as markup). ``"auto"``:
+        off, and a page whose rendering looks like an unfinished skeleton is rendered again with its
+        scripts on (:mod:`mainentity.render.scripts`, done by :func:`mainentity.render.cache.render_pages`;
+        a :class:`Renderer` itself renders ``"auto"`` with scripts off).
     viewport_width, viewport_height : int
         Viewport in CSS px (1024x768, Carullo & Binaghi 2010, section 3.4.1).
     timeout_s : float
@@ -209,8 +212,8 @@ class RenderSettings:
     Raises
     ------
     ValueError
-        If a size, the timeout, the concurrency or ``max_elements`` is not positive, or ``retries`` is
-        negative.
+        If a size, the timeout, the concurrency or ``max_elements`` is not positive, ``retries`` is
+        negative, or ``javascript`` is not true, false or ``"auto"``.
 
     Examples
     --------
@@ -223,7 +226,7 @@ class RenderSettings:
     """
 
     executable_path: str = field(default_factory=default_chromium)
-    javascript: bool = False
+    javascript: bool | str = False
     viewport_width: int = 1024
     viewport_height: int = 768
     timeout_s: float = 20.0
@@ -241,6 +244,8 @@ class RenderSettings:
             raise ValueError(f"timeout_s must be > 0 seconds; got {self.timeout_s}")
         if self.retries < 0:
             raise ValueError(f"retries must be >= 0; got {self.retries}")
+        if not (isinstance(self.javascript, bool) or self.javascript == "auto"):
+            raise ValueError(f"javascript must be true, false or 'auto'; got {self.javascript!r}")
 
 
 @dataclass(frozen=True)
@@ -265,6 +270,11 @@ class RenderOutcome:
     n_subresources_blocked : int
         Requests of the page aborted: subresources not in the dump, and scripts, frames, media and
         the like, which are never served (navigations away from the page are not counted).
+    scripts : str
+        ``""`` when the page was rendered with its scripts off (or ``javascript`` is true for all);
+        with ``javascript: "auto"``, why its first rendering looked unfinished when it was rendered
+        again with scripts on and that rendering was kept
+        (:func:`mainentity.render.scripts.unfinished_reason`).
     """
 
     page: Page
@@ -273,6 +283,7 @@ class RenderOutcome:
     subresources: tuple[tuple[str, str], ...] = ()
     n_subresources_served: int = 0
     n_subresources_blocked: int = 0
+    scripts: str = ""
 
 
 def page_label(page: Page) -> str:
@@ -667,7 +678,7 @@ class Renderer:
         s = self.settings
         context = await self._browser.new_context(
             viewport={"width": s.viewport_width, "height": s.viewport_height},
-            java_script_enabled=s.javascript,
+            java_script_enabled=s.javascript is True,
             service_workers="block",
             accept_downloads=False,
         )
