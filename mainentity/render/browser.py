@@ -83,7 +83,7 @@ from urllib.parse import quote
 from mainentity.records import META_TITLE_KEYS, Page, RenderedPage, TextBlock
 from mainentity.render.memory import RendererMemoryCap, default_max_renderer_mb, launch_switch
 from mainentity.sitedump import SubresourceSource, SubresourceSources
-from mainentity.text import MAX_ELEMENTS, collapse_whitespace, has_more_elements
+from mainentity.text import MAX_ELEMENTS, collapse_whitespace, has_more_elements, title_text
 
 logger = logging.getLogger(__name__)
 
@@ -189,9 +189,12 @@ class RenderSettings:
     ----------
     executable_path : str
         Chromium binary; by default the one the user's environment names (:func:`default_chromium`).
-    javascript : bool
+    javascript : bool or "auto"
         Run the pages' scripts. Off by default: the DOM is then the HTML5 parse of the markup (with
-        the parser's scripting flag off, so ``<noscript>`` content is parsed as markup).
+        the parser's scripting flag off, so ``<noscript>`` content is parsed as markup). ``"auto"``:
+        off, and a page whose rendering looks like an unfinished skeleton is rendered again with its
+        scripts on (:mod:`mainentity.render.scripts`, done by :func:`mainentity.render.cache.render_pages`;
+        a :class:`Renderer` itself renders ``"auto"`` with scripts off).
     viewport_width, viewport_height : int
         Viewport in CSS px (1024x768, Carullo & Binaghi 2010, section 3.4.1).
     timeout_s : float
@@ -218,7 +221,7 @@ class RenderSettings:
     ------
     ValueError
         If a size, the timeout, the concurrency, ``max_elements`` or ``max_renderer_mb`` is not positive,
-        or ``retries`` is negative.
+        ``retries`` is negative, or ``javascript`` is not true, false or ``"auto"``.
 
     Examples
     --------
@@ -231,7 +234,7 @@ class RenderSettings:
     """
 
     executable_path: str = field(default_factory=default_chromium)
-    javascript: bool = False
+    javascript: bool | str = False
     viewport_width: int = 1024
     viewport_height: int = 768
     timeout_s: float = 20.0
@@ -250,6 +253,8 @@ class RenderSettings:
             raise ValueError(f"timeout_s must be > 0 seconds; got {self.timeout_s}")
         if self.retries < 0:
             raise ValueError(f"retries must be >= 0; got {self.retries}")
+        if not (isinstance(self.javascript, bool) or self.javascript == "auto"):
+            raise ValueError(f"javascript must be true, false or 'auto'; got {self.javascript!r}")
 
 
 @dataclass(frozen=True)
@@ -274,6 +279,11 @@ class RenderOutcome:
     n_subresources_blocked : int
         Requests of the page aborted: subresources not in the dump, and scripts, frames, media and
         the like, which are never served (navigations away from the page are not counted).
+    scripts : str
+        ``""`` when the page was rendered with its scripts off (or ``javascript`` is true for all);
+        with ``javascript: "auto"``, why its first rendering looked unfinished when it was rendered
+        again with scripts on and that rendering was kept
+        (:func:`mainentity.render.scripts.unfinished_reason`).
     """
 
     page: Page
@@ -282,6 +292,7 @@ class RenderOutcome:
     subresources: tuple[tuple[str, str], ...] = ()
     n_subresources_served: int = 0
     n_subresources_blocked: int = 0
+    scripts: str = ""
 
 
 def page_label(page: Page) -> str:
@@ -356,7 +367,8 @@ def parse_blocks_payload(payload: dict) -> RenderedPage:
     """Turn the decoded JSON returned by ``blocks.js`` into a :class:`RenderedPage`.
 
     Block texts, the title and meta contents are whitespace-collapsed with
-    :func:`mainentity.text.collapse_whitespace`; blocks that end up empty are dropped.
+    :func:`mainentity.text.collapse_whitespace` (the title cut at any markup,
+    :func:`mainentity.text.title_text`); blocks that end up empty are dropped.
 
     Parameters
     ----------
@@ -385,7 +397,7 @@ def parse_blocks_payload(payload: dict) -> RenderedPage:
     try:
         data = payload
         return RenderedPage(
-            title=collapse_whitespace(data["title"]),
+            title=title_text(data["title"]),
             meta=tuple((key, collapse_whitespace(content)) for key, content in data["meta"]),
             blocks=_text_blocks(data["blocks"]),
             width=float(data["width"]),
@@ -685,7 +697,7 @@ class Renderer:
         s = self.settings
         context = await self._browser.new_context(
             viewport={"width": s.viewport_width, "height": s.viewport_height},
-            java_script_enabled=s.javascript,
+            java_script_enabled=s.javascript is True,
             service_workers="block",
             accept_downloads=False,
         )
