@@ -240,14 +240,19 @@ class GeneralRecognizer(Recognizer):
 
         Candidates are labeled main entity as :func:`~mainentity.features.labels.main_entity_labels`
         says (equal to a label after normalisation, else the best token Dice >= 0.8). Documents without
-        a rendering, labels or candidates are skipped with one warning that counts them.
+        a rendering, labels or candidates are skipped with one warning that counts them. The documents
+        are taken in (site id, path) order, so their order does not change the model (same
+        ``random_state``, same pages: same model).
 
         Raises
         ------
         ValueError
             If no document has both a main-entity candidate and another candidate.
         """
-        usable = [d for d in documents if d.rendered is not None and d.page.main_entity]
+        # pages in a fixed order (site, path): the negatives sampled, the dropout drawn and the folds dealt
+        # are the same whatever order the documents arrive in (as rendering finishes), so is the model
+        usable = sorted((d for d in documents if d.rendered is not None and d.page.main_entity),
+                        key=lambda d: (d.page.site_id, d.page.path))
         rng = np.random.default_rng(self.random_state)
         augmented, site_keys = self._with_generic_titles(usable)
         features = self._page_candidates(augmented, site_keys)
