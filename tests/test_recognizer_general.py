@@ -221,3 +221,19 @@ def test_fitting_on_the_same_pages_in_another_order_gives_the_same_model():
         assert candidates_a == candidates_b and len(scores_a) > 2
         np.testing.assert_array_equal(scores_a, scores_b)
     assert fitted[0].predict(test) == fitted[1].predict(test)
+
+
+def test_a_model_saved_before_the_calibration_option_reads_as_isotonic_and_answers_as_before():
+    recognizer = GeneralRecognizer(max_iter=20, min_samples_leaf=2, n_folds=3, calibration="isotonic",
+                                   random_state=0).fit(sites(["oak", "pine", "birch", "elm", "ash", "yew"], 3))
+    state = recognizer.__getstate__()
+    del state["calibration"], state["calibration_signals_"], state["calibration_correct_"]
+    old = GeneralRecognizer.__new__(GeneralRecognizer)
+    old.__setstate__(state)
+    test = sites(["beech", "maple"], 2)
+    assert old.get_params()["calibration"] == "isotonic" and old.predict(test) == recognizer.predict(test)
+
+
+def test_an_unknown_calibration_is_refused_before_fitting():
+    with pytest.raises(ValueError, match="unknown calibration 'beta'; valid: signals, platt, isotonic"):
+        GeneralRecognizer(calibration="beta").fit(sites(["oak"], 2))

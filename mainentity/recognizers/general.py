@@ -190,6 +190,10 @@ class GeneralRecognizer(Recognizer):
         self.n_top = n_top
         self.random_state = random_state
 
+    def __setstate__(self, state: dict) -> None:
+        # a model saved before ``calibration`` was a parameter was calibrated by isotonic regression on the score
+        super().__setstate__({"calibration": "isotonic", **state})
+
     def _ranker(self) -> CandidateRanker:
         monotonic = [MONOTONIC_FEATURES.get(name, 0) for name in TRANSFER_FEATURES] if self.monotonic else None
         return CandidateRanker(self.method, self.max_iter, self.learning_rate, self.max_depth,
