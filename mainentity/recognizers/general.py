@@ -9,10 +9,13 @@ Built for sites no label and no training run has touched. For each page:
 4. site-level inference (``site_vote``): on a site of several pages, the template slot that holds the
    answer on most pages wins a vote, and each page whose candidate in that slot scores within
    ``vote_margin`` of its best takes that candidate instead. No label is used;
-5. the answer's score is the calibrated probability that it is right
-   (:class:`~mainentity.models.ranker.AnswerCalibrator`, fitted on held-out folds: by site when the
-   training data has several sites, else by page; a score below every held-out one falls towards 0
-   on a logistic tail); below ``abstain_below`` the page gets no answer.
+5. the answer's score is the calibrated probability that it is right, fitted on the answers a model
+   trained without them gives to held-out folds of the training pages: whole sites when the training
+   data has several (so the mistakes it learns from are a new site's), else pages. By default the
+   calibrator reads signals of doubt besides the ranker's score (:mod:`mainentity.recognizers.doubt`:
+   the margin to the runner-up, whether the title, the first heading, ``og:title`` and JSON-LD agree,
+   text the site repeats; :class:`~mainentity.models.calibration.DoubtCalibrator`); below
+   ``abstain_below`` the page gets no answer.
 
 Training adds, for each site, one of its pages again with a generic ``<title>`` (``generic_title_share``),
 so that a title the page does not support loses to the page's own heading.
