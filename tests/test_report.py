@@ -220,3 +220,25 @@ def test_write_report_shows_confidence_intervals(per_page, tmp_path):
     assert "| 0.250 [0.150, 0.350] |" in report  # exact match with its interval
     assert "90% bootstrap" in report
     assert "exact_low" in pd.read_csv(paths["summary"]).columns
+
+
+def test_a_report_of_probabilities_gives_ece_the_reliability_table_and_diagram(tmp_path):
+    predictions = [Prediction("s.example", f"{i}.html", f"http://s/{i}", "Right" if i < 3 else "Wrong", score=score)
+                   for i, score in enumerate([0.95, 0.95, 0.15, 0.15])]
+    labels = {("s.example", f"{i}.html"): ("Right",) for i in range(4)}
+    per_page = evaluate_predictions(predictions, labels, system="general", dataset="toy")
+    paths = write_report(per_page, tmp_path, title="t", probability_scores=True)
+    report = paths["report"].read_text(encoding="utf-8")
+    # bins 0.9-1.0 (2 right, mean 0.95) and 0.1-0.2 (1 right of 2, mean 0.15): ECE (0.05 * 2 + 0.35 * 2) / 4
+    assert "**0.200**" in report
+    assert "| 0.9-1.0 | 2 | 0.950 | 1.000 |" in report and "| 0.1-0.2 | 2 | 0.150 | 0.500 |" in report
+    pytest.importorskip("matplotlib")
+    assert paths["reliability"] == tmp_path / "reliability.png"
+    assert paths["reliability"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and "](reliability.png)" in report
+
+
+def test_a_report_of_scores_that_are_not_probabilities_has_no_reliability_table(per_page, tmp_path):
+    paths = write_report(per_page, tmp_path, title="t")
+    report = paths["report"].read_text(encoding="utf-8")
+    assert "scores are not probabilities" in report and "| bin |" not in report
+    assert not (tmp_path / "reliability.png").exists()

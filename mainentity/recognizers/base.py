@@ -75,6 +75,11 @@ class Recognizer(BaseEstimator):
         """
         raise NotImplementedError
 
+    def scores_are_probabilities(self) -> bool:
+        """Whether the predictions' ``score`` is the probability that the answer is right (a calibrated
+        score), so that a report may set it against how often answers were right. ``False`` here."""
+        return False
+
     def site_statistics(self, documents: Sequence[Document]) -> object:
         """What a site-level recogniser counts over all the documents of one site, learned without labels.
 
