@@ -70,6 +70,7 @@ def load_pages(
     base_url: str | None = None,
     max_pages_per_site: int | None = None,
     anchor_url_pattern: str | None = None,
+    configurable: bool = True,
 ) -> LoadedPages:
     """Read every site dump of the given datasets and fill each page's incoming anchor texts (ILA).
 
@@ -80,7 +81,8 @@ def load_pages(
     The link graph is computed per site dump (Carullo & Binaghi 2010, section 2: A is the set of
     anchor texts of links in the site that point to the page) by :func:`mainentity.linkgraph.link_graph`,
     which learns how the site's URLs name its pages; ``anchor_url_pattern`` overrides that. The anchor
-    coverage is logged (:func:`log_anchor_coverage`) and returned.
+    coverage is logged (:func:`log_anchor_coverage`; ``configurable=False`` when the pattern comes from a
+    model, so a silent site's warning does not tell the user to set it) and returned.
 
     Raises
     ------
@@ -107,7 +109,7 @@ def load_pages(
         pages.extend(replace(page, anchors=graph.anchors[page.path]) for page in site.pages)
         failures.extend(site.failures)
         coverage.append(graph.coverage)
-    log_anchor_coverage(coverage)
+    log_anchor_coverage(coverage, configurable=configurable)
     return LoadedPages(tuple(pages), tuple(failures), tuple(coverage), SubresourceSources(sources))
 
 
@@ -142,7 +144,7 @@ def read_page_file(
         raise FileNotFoundError(f"page {str(page_path)!r} is not a file")
     for dump_dir in file.parents[:_MAX_DUMP_DEPTH]:
         if (dump_dir / MANIFEST_NAME).is_file():
-            loaded = load_pages([str(dump_dir)], anchor_url_pattern=anchor_url_pattern)
+            loaded = load_pages([str(dump_dir)], anchor_url_pattern=anchor_url_pattern, configurable=False)
             site_pages = list(loaded.pages)
             relative = file.relative_to(dump_dir).as_posix()
             page = next((p for p in site_pages if p.path == relative), None)
@@ -159,7 +161,7 @@ def load_inputs(
     base_url: str | None = None,
     anchor_url_pattern: str | None = None,
 ) -> LoadedPages:
-    """:func:`load_pages` over the datasets among ``inputs``, plus single pages: HTML files
+    """:func:`load_pages` over the datasets among ``inputs`` (the anchor pattern is a model's), plus single pages: HTML files
     (:func:`read_page_file`) and ``-``, one page read from standard input (its URL ``base_url`` or its
     ``<base href>``: :func:`mainentity.sitedump.page_from_html`).
 
@@ -172,8 +174,8 @@ def load_inputs(
     if singles.count(STDIN) > 1:
         raise ValueError("'-' (standard input) can be given once")
     datasets = [path for path in inputs if path not in singles]
-    loaded = (load_pages(datasets, base_url=base_url, anchor_url_pattern=anchor_url_pattern) if datasets
-              else LoadedPages((), ()))
+    loaded = (load_pages(datasets, base_url=base_url, anchor_url_pattern=anchor_url_pattern, configurable=False)
+              if datasets else LoadedPages((), ()))
     pages, sources = list(loaded.pages), dict(loaded.subresources.sources)
     for path in singles:
         if path == STDIN:
@@ -229,14 +231,16 @@ def with_site_anchors(pages: Sequence[Page], *, anchor_url_pattern: str | None =
     return [replace(page, anchors=anchors[page_key(page)]) for page in pages]
 
 
-def _site_coverage_note(site: AnchorCoverage) -> str:
-    """The site's coverage line; for a silent site (several pages, no anchor text) with what to check."""
+def _site_coverage_note(site: AnchorCoverage, configurable: bool = True) -> str:
+    """The site's coverage line; for a silent site (several pages, no anchor text) with what to check
+    (setting ``data.anchor_url_pattern`` only where a config is being written: ``configurable``)."""
     if site.silent:
-        return f"{site.summary()}: check that its pages link to each other, or set data.anchor_url_pattern"
+        advice = ", or set data.anchor_url_pattern in the config" if configurable else ""
+        return f"{site.summary()}: check that its pages link to each other{advice}"
     return site.summary()
 
 
-def anchor_coverage_notes(coverage: Sequence[AnchorCoverage]) -> list[str]:
+def anchor_coverage_notes(coverage: Sequence[AnchorCoverage], *, configurable: bool = True) -> list[str]:
     """Report lines on the incoming-anchor coverage: one overall, one per site of several pages.
 
     A site of several pages where no page received an anchor text gets a warning: its anchor-text
@@ -256,16 +260,16 @@ def anchor_coverage_notes(coverage: Sequence[AnchorCoverage]) -> list[str]:
              f"site{'s' if len(coverage) != 1 else ''} have at least one."]
     for site in coverage:
         if site.n_pages >= 2:
-            lines.append(("Warning: " if site.silent else "") + _site_coverage_note(site))
+            lines.append(("Warning: " if site.silent else "") + _site_coverage_note(site, configurable))
     return lines
 
 
-def log_anchor_coverage(coverage: Sequence[AnchorCoverage]) -> None:
+def log_anchor_coverage(coverage: Sequence[AnchorCoverage], *, configurable: bool = True) -> None:
     """Log the overall coverage and each site of several pages (info), a silent site as a warning."""
     logger.info("%s", anchor_coverage_notes(coverage)[0])
     for site in coverage:
         if site.n_pages >= 2:
-            (logger.warning if site.silent else logger.info)("%s", _site_coverage_note(site))
+            (logger.warning if site.silent else logger.info)("%s", _site_coverage_note(site, configurable))
 
 
 def load_labeled_pages(

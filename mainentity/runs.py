@@ -309,7 +309,7 @@ def evaluate(model_dir: str | Path | None, dataset: str | Path, out_dir: str | P
         When some of the pages were training pages of the model (same HTML); ``report.md`` says so too.
     """
     model = _load_model(model_dir)
-    loaded = load_pages([str(dataset)], anchor_url_pattern=model.config.data.anchor_url_pattern)
+    loaded = load_pages([str(dataset)], anchor_url_pattern=model.config.data.anchor_url_pattern, configurable=False)
     labeled = [page for page in loaded.pages if page.main_entity]
     if not labeled:
         raise ValueError(f"no labeled pages in {dataset}")
@@ -339,7 +339,7 @@ def evaluate(model_dir: str | Path | None, dataset: str | Path, out_dir: str | P
     config = dataclasses.replace(model.config, data=dataclasses.replace(model.config.data, datasets=(str(dataset),)))
     _evaluate(
         predictions, labels_of(labeled), config, out, title=f"{model.config.name} on {Path(dataset).name}",
-        notes=[*notes, *anchor_coverage_notes(loaded.anchor_coverage)],
+        notes=[*notes, *anchor_coverage_notes(loaded.anchor_coverage, configurable=False)],
     )
     return out
 
