@@ -320,7 +320,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
-    # Dask logs every worker's start and stop at INFO: only its warnings, unless asked for debug messages
+    # Dask logs every worker's start and stop at INFO: only its warnings, unless asked for debug messages.
+    # Through its config in the environment: Dask sets its loggers' levels from it when imported, in this
+    # process and in the worker processes a local cluster starts.
+    os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "debug" if args.verbose else "warning")
     logging.getLogger("distributed").setLevel(logging.DEBUG if args.verbose else logging.WARNING)
     if args.chromium:
         # through the environment, so that the browsers of cluster workers this command starts use it too

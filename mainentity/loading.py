@@ -161,9 +161,9 @@ def load_inputs(
     base_url: str | None = None,
     anchor_url_pattern: str | None = None,
 ) -> LoadedPages:
-    """:func:`load_pages` over the datasets among ``inputs`` (the anchor pattern is a model's), plus single pages: HTML files
-    (:func:`read_page_file`) and ``-``, one page read from standard input (its URL ``base_url`` or its
-    ``<base href>``: :func:`mainentity.sitedump.page_from_html`).
+    """:func:`load_pages` over the datasets among ``inputs`` (the anchor pattern is a model's), plus single
+    pages: HTML files (:func:`read_page_file`) and ``-``, one page read from standard input (its URL
+    ``base_url`` or its ``<base href>``: :func:`mainentity.sitedump.page_from_html`).
 
     Raises
     ------
