@@ -99,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     annotate = commands.add_parser(
         "annotate", help="label the main entity of each page of a site dump in the browser (writes its manifest.jsonl)"
     )
-    annotate.add_argument("site_dump", help="site dump directory (or a dataset of one site)")
+    annotate.add_argument("site_dump", nargs="?", help="site dump directory (or a dataset of one site)")
     annotate.add_argument("--model", nargs="?", const="general", metavar="MODEL",
                           help="pre-select a model's answers with their scores and order the pages by lowest score "
                                "first: a model directory or a shipped model's name; --model alone: the shipped "
@@ -184,7 +184,14 @@ def _check_arguments(args: argparse.Namespace):
         if not args.output.lower().endswith(".png"):
             raise ValueError(f"explain writes a PNG screenshot: the output must end in .png; got {args.output}")
         _check_paths(args.paths, "page")
-    elif args.command in ("clean", "annotate"):
+    elif args.command == "annotate":
+        if args.site_dump is None and args.model not in (None, "general") and os.path.isdir(args.model):
+            # `annotate --model DUMP`: --model alone (the general model), then the site dump
+            args.site_dump, args.model = args.model, "general"
+        if args.site_dump is None:
+            raise ValueError("annotate needs a site dump: mainentity annotate SITE_DUMP [--model [MODEL]]")
+        _must_exist(args.site_dump, "site dump")
+    elif args.command == "clean":
         _must_exist(args.site_dump, "site dump")
     elif args.command == "benchmark":
         _must_exist(args.config, "benchmark config")

@@ -116,3 +116,15 @@ def test_python_dash_m_runs_the_command():
     done = subprocess.run([sys.executable, "-m", "mainentity", "--version"], capture_output=True, text=True,
                           cwd=REPO, check=True)
     assert done.stdout.startswith("mainentity ")
+
+
+def test_annotate_model_then_dump_means_the_general_model():
+    """`annotate --model DUMP`: --model takes the dump as its value; the dump is meant, with the general model."""
+    args = cli.build_parser().parse_args(["annotate", "--model", str(SAMPLE_SHOP)])
+    assert cli._check_arguments(args) is None
+    assert (args.site_dump, args.model) == (str(SAMPLE_SHOP), "general")
+    args = cli.build_parser().parse_args(["annotate", "--model", "general", str(SAMPLE_SHOP)])
+    cli._check_arguments(args)
+    assert (args.site_dump, args.model) == (str(SAMPLE_SHOP), "general")
+    with pytest.raises(ValueError, match="annotate needs a site dump"):
+        cli._check_arguments(cli.build_parser().parse_args(["annotate"]))
