@@ -156,10 +156,8 @@ def _check_paths(paths: Sequence[str], what: str) -> None:
     from mainentity.model_store import pretrained_names
 
     for index, path in enumerate(paths):
-        if path == "-" or (index == 0 and len(paths) > 1 and path in pretrained_names()):
-            continue
-        if not os.path.exists(path):
-            raise FileNotFoundError(f"{what} {path!r} does not exist")
+        if path != "-" and not (index == 0 and len(paths) > 1 and path in pretrained_names()):
+            _must_exist(path, what)
 
 
 def _check_arguments(args: argparse.Namespace):

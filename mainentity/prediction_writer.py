@@ -211,9 +211,13 @@ def model_identity(name: str, directory: str | Path, model_file: str | Path) -> 
 
 
 def _check_same_model(path: Path, model: dict) -> None:
-    """Refuse to resume ``path`` when its sidecar records a model other than ``model``."""
+    """Refuse to resume ``path`` when it has rows and its sidecar records a model other than ``model``."""
     sidecar = model_sidecar(path)
-    if not path.exists() or not sidecar.is_file():
+    if not path.is_file() or not sidecar.is_file():
+        return
+    with path.open("rb") as file:
+        n_lines = sum(1 for line in file if line.strip())
+    if n_lines <= (1 if path.suffix.lower() == ".csv" else 0):  # no row yet (a CSV's header at most)
         return
     try:
         written_by = json.loads(sidecar.read_text(encoding="utf-8"))

@@ -90,6 +90,12 @@ def test_an_output_records_its_model_and_refuses_another(tmp_path):
         writer.write(Prediction("s", "b.html", "u", "B", 0.5))
     assert [json.loads(line)["path"] for line in out.read_text().splitlines()] == ["b.html"]
     assert json.loads(model_sidecar(out).read_text())["model"] == "christianbook"
+    empty = tmp_path / "empty.csv"  # a run that stopped before its first row: any model may take it over
+    PredictionWriter(empty, model=general).close()
+    with PredictionWriter(empty, model=other) as writer:
+        writer.write(Prediction("s", "c.html", "u", "C", 0.5))
+    assert json.loads(model_sidecar(empty).read_text())["model"] == "christianbook"
+    assert empty.read_text().splitlines()[1].startswith("s,c.html,u,C,0.5")
 
 
 def test_dash_writes_json_lines_to_stdout(capsys):
