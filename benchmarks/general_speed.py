@@ -3,7 +3,8 @@
 Prints, for the pages of a dataset (default: christianbook):
 
 - end to end with a warm render cache: cache read + candidates + features + ranker + site vote through
-  :func:`mainentity.pipeline.predict_documents`, with the shipped general model, in pages/s;
+  the one predict path (:func:`mainentity.pipeline.predict_pages`, every page rendered), with the shipped
+  general model, in pages/s;
 - rendering with a warm browser with today's ``blocks.js`` (text blocks plus segments) and with the
   extraction of text blocks only (``--baseline-js``, e.g. ``blocks.js`` of an earlier commit), in
   pages/s, and their ratio (the issue's target: candidates cost at most 10% of rendering time).
@@ -22,13 +23,12 @@ from __future__ import annotations
 import argparse
 import os
 import time
-from collections import Counter
 from pathlib import Path
 
 from mainentity.config import RenderConfig
 from mainentity.loading import load_pages
 from mainentity.model_store import load_trained_model
-from mainentity.pipeline import iter_documents, predict_documents
+from mainentity.pipeline import page_documents, predict_pages
 from mainentity.render import Renderer, RenderSettings
 from mainentity.render import browser as browser_module
 
@@ -65,13 +65,12 @@ def main(argv: list[str] | None = None) -> int:
     loaded = load_pages([args.dataset])
     pages = loaded.pages[: args.n_pages]
     model = load_trained_model(None)
-    render = model.config.render
+    read = page_documents(model.config.render, loaded.subresources)
     print(f"{len(pages)} pages of {args.dataset}; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
     # fill the cache (no-op when warm)
-    list(iter_documents(pages, needs_render=True, render=render, subresources=loaded.subresources))
+    list(read(pages, rendered=True))
     start = time.perf_counter()
-    stream = iter_documents(pages, needs_render=True, render=render, subresources=loaded.subresources)
-    predictions = predict_documents(model.recognizer, stream, pages_per_site=Counter(p.site_id for p in pages))
+    predictions = predict_pages(model, pages, read=read, render_policy="always")
     elapsed = time.perf_counter() - start
     print(f"general, end to end with a warm render cache: {len(predictions) / elapsed:.1f} pages/s "
           f"({elapsed:.1f} s for {len(predictions)} pages, {sum(1 for p in predictions if p.error)} errors)")

@@ -13,7 +13,7 @@ render (warm cache)        the same call again: cache reads only
 cleaning (SST)             fit a site style tree on the pages and clean them (Yi et al. 2003)
 features                   textblock and anchor-text features of every visible block
 model prediction           MS-RBFN o_1 - o_2 of every block, features given
-end to end (warm cache)    cache read + features + prediction through ``predict_documents``
+end to end (warm cache)    cache read + features + prediction through ``pipeline.predict_pages``
 <peer>                     each installed peer's ``predict`` on the pages' HTML
 =========================  =============================================================================
 
@@ -47,9 +47,11 @@ import pandas as pd
 from mainentity._files import write_text_atomic
 from mainentity.cleaning import make_cleaner
 from mainentity.comparison.compare import PeakRSS, tool_versions
+from mainentity.config import Config, RenderConfig
 from mainentity.evaluation.report import markdown_table
 from mainentity.loading import load_pages
-from mainentity.pipeline import predict_documents
+from mainentity.model_store import TrainedModel
+from mainentity.pipeline import RenderedDocuments, predict_pages
 from mainentity.recognizers.base import make_recognizer
 from mainentity.recognizers.msrbfn import MSRBFNRecognizer, page_features
 from mainentity.recognizers.peers import PEER_NAMES, PeerUnavailableError
@@ -171,10 +173,13 @@ def main(argv: list[str] | None = None) -> int:
         _measure(rows, "model prediction", len(documents),
                  lambda: recognizer.model_.decision_function(theta, gammas))
 
+        # the render settings of the stages above (render_settings of this config equals ``settings``)
+        render = RenderConfig(concurrency=args.concurrency, cache_dir=cache_dir)
+        model = TrainedModel(None, Config(render=render), recognizer, {})
+        read = RenderedDocuments(render, loaded.subresources)
+
         def end_to_end():
-            outcomes = render_pages(pages, settings, cache_dir, subresources=loaded.subresources)
-            stream = ((o.page, Document(o.page, o.rendered), "") for o in outcomes)
-            return predict_documents(recognizer, stream, batch_size=256)
+            return predict_pages(model, pages, read=read, batch_size=256, render_policy="always")
 
         _measure(rows, "end to end (warm cache)", n, end_to_end)
 

@@ -27,7 +27,8 @@ from dataclasses import astuple, fields
 from pathlib import Path
 
 from mainentity.render import RenderSettings, render_pages
-from mainentity.render.static import Agreement, agreement, read_static
+from mainentity.render.static import read_static
+from mainentity.render.static_agreement import Agreement, agreement
 from mainentity.sitedump import SubresourceSources, read_site_dump
 
 REPO = Path(__file__).resolve().parents[1]

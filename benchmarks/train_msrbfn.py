@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from mainentity.features.textblock import TEXTBLOCK_FEATURES
-from mainentity.models.msrbfn import MSRBFN
+from mainentity.models.msrbfn_network import MSRBFN
 
 #: CSS font sizes (px) the synthetic blocks draw from, and those of main-entity blocks.
 _FONT_SIZES = np.array([10, 11, 12, 13, 14, 16, 18])

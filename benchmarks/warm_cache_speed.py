@@ -5,9 +5,10 @@ render cache of the default settings filled first (rendering only what is missin
 
 - cache read alone: :func:`mainentity.render.cache.render_pages` over the warm cache, with the cycle
   collector set as prediction sets it (:func:`mainentity.collector.fewer_cycle_collections`);
-- end to end: cache read + features + model through :func:`mainentity.pipeline.predict_documents`,
-  for the MS-RBFN (trained on the first 2/3 of the pages, as ``stage_speed.py``; batches of 256) and
-  for the shipped general model (each site whole);
+- end to end: cache read + features + model through the one predict path
+  (:func:`mainentity.pipeline.predict_pages`, every page rendered), for the MS-RBFN (trained on the first
+  2/3 of the pages through :func:`mainentity.pipeline.fit_model`, as ``stage_speed.py``; batches of 256)
+  and for the shipped general model (each site whole);
 - where the time goes, from a cProfile run of each end-to-end pass: the cache read
   (``RenderCache.get``), the model (the estimator's ``decision_function``) and the rest of the
   recogniser's ``predict`` (candidates and features), as shares of the pass.
@@ -30,21 +31,21 @@ import os
 import pstats
 import sys
 import time
-from collections import Counter
 from pathlib import Path
 
 from mainentity.collector import fewer_cycle_collections
-from mainentity.config import RenderConfig
+from mainentity.config import Config, RenderConfig
 from mainentity.loading import load_pages
 from mainentity.model_store import load_trained_model
-from mainentity.pipeline import iter_documents, predict_documents
+from mainentity.pipeline import fit_model, page_documents, predict_pages
 from mainentity.recognizers.msrbfn import MSRBFNRecognizer
 
 DEFAULT_DATASET = "../shared/datasets/swde-book-christianbook"
 
 #: ``(file name ending, function name)`` of the profiled parts.
 CACHE_READ = ("render/cache.py", "get")
-MODELS = {"msrbfn": ("models/msrbfn.py", "decision_function"), "general": ("models/ranker.py", "decision_function")}
+MODELS = {"msrbfn": ("models/msrbfn_network.py", "decision_function"),
+          "general": ("models/ranker.py", "decision_function")}
 PREDICT = {"msrbfn": ("recognizers/msrbfn.py", "predict"), "general": ("recognizers/general.py", "predict")}
 
 
@@ -91,34 +92,32 @@ def main(argv: list[str] | None = None) -> int:
 
     loaded = load_pages([args.dataset], anchor_url_pattern=args.anchor_url_pattern or None)
     pages = [page for page in loaded.pages if page.main_entity][: args.n_pages]
-    render = RenderConfig()
-    stream = iter_documents(pages, needs_render=True, render=render, subresources=loaded.subresources)
-    documents = [doc for _, doc, _ in stream if doc is not None]
+    read = page_documents(RenderConfig(), loaded.subresources)
+    documents = [doc for _, doc, _ in read(pages, rendered=True) if doc is not None]
     n = len(pages)
     lines = [f"{n} pages of {args.dataset}; {os.cpu_count()} CPUs; load average {os.getloadavg()[0]:.1f} at start"]
     print(lines[0], flush=True)
 
-    def stream():
-        return iter_documents(pages, needs_render=True, render=render, subresources=loaded.subresources)
-
     def read_all():
         with fewer_cycle_collections():
-            return list(stream())
+            return list(read(pages, rendered=True))
 
     rate = best_rate(n, read_all, args.repeat)
     lines.append(f"cache read alone: {rate}")
     print(lines[-1], flush=True)
-    msrbfn = MSRBFNRecognizer(random_state=0).fit(documents[: round(2 / 3 * len(documents))])
-    recognizers = {"msrbfn": (msrbfn, {"batch_size": 256}),
-                   "general": (load_trained_model(None).recognizer,
-                               {"pages_per_site": Counter(p.site_id for p in pages)})}
-    for name, (recognizer, options) in recognizers.items():
-        rate = best_rate(n, lambda r=recognizer, o=options: predict_documents(r, stream(), **o), args.repeat)
+    train_pages = [document.page for document in documents[: round(2 / 3 * len(documents))]]
+    msrbfn = fit_model(Config(), MSRBFNRecognizer(random_state=0), documents, train_pages)
+    models = {"msrbfn": (msrbfn, {"batch_size": 256}), "general": (load_trained_model(None), {})}
+    for name, (model, options) in models.items():
+        def predict(model=model, options=options):
+            return predict_pages(model, pages, read=read, render_policy="always", **options)
+
+        rate = best_rate(n, predict, args.repeat)
         clear_text_caches()
         profile = cProfile.Profile()
         profile.enable()
         started = time.perf_counter()
-        predict_documents(recognizer, stream(), **options)
+        predict()
         profiled = time.perf_counter() - started
         profile.disable()
         stats = pstats.Stats(profile)

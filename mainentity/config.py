@@ -123,11 +123,15 @@ class RenderConfig:
     page; ``predict --render`` overrides it. Training, ``evaluate`` (unless ``--render auto``), the
     benchmark and ``explain`` render every page: they measure the model itself.
 
+    ``javascript``: run the pages' scripts (``true``), never (``false``, the default), or ``auto``: a
+    page whose scripts-off rendering looks like an unfinished skeleton is rendered again with its
+    scripts on (:mod:`mainentity.render.scripts`).
+
     ``reader`` (:data:`RENDER_READERS`): ``chromium`` lays every page out; ``static`` reads it from its
     HTML and stylesheets alone, without a browser (the static model ``general-static`` is trained so).
     """
 
-    javascript: bool = False
+    javascript: bool | str = False
     timeout_s: float = 20.0
     concurrency: int = 4
     retries: int = 1
@@ -230,8 +234,13 @@ def _coerce(value: Any, annotation: Any, key: str, source: str) -> Any:
         options = typing.get_args(annotation)
         if value is None and type(None) in options:
             return None
-        inner = next(option for option in options if option is not type(None))
-        return _coerce(value, inner, key, source)
+        inners = [option for option in options if option is not type(None)]
+        for inner in inners[:-1]:  # the first option the value fits (bool | str: true, false or a word)
+            try:
+                return _coerce(value, inner, key, source)
+            except ConfigError:
+                continue
+        return _coerce(value, inners[-1], key, source)
     if origin is tuple:
         items = [value] if isinstance(value, str) else value
         if not isinstance(items, list):
@@ -313,6 +322,9 @@ def _validate(config: Config, source: str) -> None:
     if config.render.policy not in RENDER_POLICIES:
         raise ConfigError(f"{source}: 'render.policy' must be one of {', '.join(RENDER_POLICIES)}; "
                           f"got {config.render.policy!r}")
+    if not isinstance(config.render.javascript, bool) and config.render.javascript != "auto":
+        raise ConfigError(f"{source}: 'render.javascript' must be true, false or auto; "
+                          f"got {config.render.javascript!r}")
     if config.render.reader not in RENDER_READERS:
         raise ConfigError(f"{source}: 'render.reader' must be one of {', '.join(RENDER_READERS)}; "
                           f"got {config.render.reader!r}")

@@ -25,6 +25,10 @@ mainentity estimators saves and loads with no extra code: register it in
 builtins by the estimator's ``__getstate__``/``__setstate__`` (as
 :class:`~mainentity.cleaning.sst.SiteStyleTreeCleaner` does with its tree nodes).
 
+A file written before a module of :data:`RENAMED_MODULES` was renamed names its types under the old
+module; loading reads them from the new one (the classes kept their names), so models saved earlier
+still load. The old names are never imported.
+
 The file's zip comment is a JSON header ``{"format": "mainentity-model", "format_version": N, ...}``,
 read before the body; a file without it (an old ``model.joblib`` pickle, another program's zip) or
 with another version is refused with a message saying what to do.
@@ -33,6 +37,7 @@ with another version is refused with a message saying what to do.
 from __future__ import annotations
 
 import importlib
+import io
 import json
 import os
 import sys
@@ -57,6 +62,13 @@ SKLEARN_HELPER_MODULES = (
     "sklearn.tree._tree",
     "sklearn.ensemble._hist_gradient_boosting.predictor",
 )
+
+#: Modules renamed since model files were first written, old name -> new name (``models/msrbfn.py`` and
+#: ``models/titler.py`` shared their names with the recognisers that wrap them).
+RENAMED_MODULES = {
+    "mainentity.models.msrbfn": "mainentity.models.msrbfn_network",
+    "mainentity.models.titler": "mainentity.models.titler_classifier",
+}
 
 #: Types of numpy that skops does not trust by default and a model file may hold (see the module notes).
 NUMPY_TYPES = ("numpy.dtype",)
@@ -182,8 +194,9 @@ def load_model_file(path: str | Path) -> dict:
     """
     sio = _skops_io()
     read_header(path)
+    renamed = _with_current_module_names(Path(path))
     try:
-        untrusted = sio.get_untrusted_types(file=path)
+        untrusted = sio.get_untrusted_types(file=path) if renamed is None else sio.get_untrusted_types(data=renamed)
     except Exception as error:  # noqa: BLE001 - any schema skops cannot read is a damaged or crafted file
         raise ModelFormatError(f"{path}: {_damage(error)}; it was not loaded") from error
     refused = [name for name in untrusted if not is_trusted_type(name)]
@@ -193,12 +206,46 @@ def load_model_file(path: str | Path) -> dict:
             "model holds arrays, builtins and scikit-learn/mainentity estimators only"
         )
     try:
-        state = sio.load(path, trusted=untrusted)
+        state = sio.load(path, trusted=untrusted) if renamed is None else sio.loads(renamed, trusted=untrusted)
     except Exception as error:  # noqa: BLE001 - only trusted types are built, so this is a malformed body
         raise ModelFormatError(f"{path}: {_damage(error)}; it was not loaded") from error
     if not isinstance(state, dict):
         raise ModelFormatError(f"{path}: the model body is a {type(state).__name__}, not a dict")
     return state
+
+
+def _with_current_module_names(path: Path) -> bytes | None:
+    """The model file's bytes with the old module names of :data:`RENAMED_MODULES` in its skops schema
+    replaced by the new ones, or ``None`` when it names none of them (or cannot be read as a zip archive
+    with a JSON schema: skops then says what is wrong). Nothing is imported or built here."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            raw = archive.read("schema.json")
+            if not any(f'"{old}"'.encode() in raw for old in RENAMED_MODULES):
+                return None
+            schema = json.loads(raw)
+            _rename_modules(schema)
+            buffer = io.BytesIO()
+            with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as renamed:
+                for info in archive.infolist():
+                    data = json.dumps(schema).encode("utf-8") if info.filename == "schema.json" else archive.read(info)
+                    renamed.writestr(info, data)
+    except (KeyError, ValueError, RecursionError, zipfile.BadZipFile):
+        return None
+    return buffer.getvalue()
+
+
+def _rename_modules(node) -> None:
+    """Replace, in place, each ``__module__`` of a skops schema that :data:`RENAMED_MODULES` renames."""
+    if isinstance(node, dict):
+        module = node.get("__module__")
+        if isinstance(module, str) and module in RENAMED_MODULES:
+            node["__module__"] = RENAMED_MODULES[module]
+        values = node.values()
+    else:
+        values = node if isinstance(node, list) else ()
+    for value in values:
+        _rename_modules(value)
 
 
 def _skops_io():
@@ -213,6 +260,9 @@ def _skops_io():
     """
     if "skops.io" in sys.modules:
         return sys.modules["skops.io"]
+    # scipy and scikit-learn look torch up in sys.modules as they import: import them before it is blocked
+    import sklearn.base  # noqa: F401
+
     blocked = [name for name in ("torch", "dask") if name not in sys.modules]
     for name in blocked:
         sys.modules[name] = None  # "import torch" raises ImportError while this holds
@@ -245,7 +295,7 @@ def is_trusted_type(name: str) -> bool:
     True
     >>> is_trusted_type("builtins.eval"), is_trusted_type("os.system")
     (False, False)
-    >>> is_trusted_type("mainentity.recognizers.peers.shutil"), is_trusted_type("numpy.dtype")
+    >>> is_trusted_type("mainentity.recognizers.peer_node.shutil"), is_trusted_type("numpy.dtype")
     (False, True)
     """
     if name in NUMPY_TYPES:

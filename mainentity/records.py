@@ -10,7 +10,15 @@ package, so every stage can import it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
+
+_WORD = re.compile(r"\w+")
+
+
+def _words(text: str) -> set[str]:
+    return set(_WORD.findall(text.lower()))
+
 
 #: The meta tags whose ``content`` is a title of the page (Gali & Fränti 2016, TTA sources).
 META_TITLE_KEYS = ("og:title", "title", "twitter:title")
@@ -133,8 +141,34 @@ class RenderedPage:
 
     @property
     def meta_titles(self) -> tuple[str, ...]:
-        """Non-empty contents of the meta title tags (og:title, title, twitter:title), in order."""
-        return tuple(content for key, content in self.meta if key in META_TITLE_KEYS and content)
+        """Non-empty contents of the meta title tags (og:title, title, twitter:title), in order.
+
+        Of several tags of one key, only the one that agrees best with the page is kept: the largest share
+        of its words in the ``<title>`` and the visible blocks, then the last one. A stale tag left by a
+        theme's or plugin's defaults comes first in the ``<head>`` and the page's own template writes its
+        tag after it (a reader that takes the first takes the stale one); a last tag that the page does
+        not bear out loses to one it does.
+
+        >>> RenderedPage("Tide tables | Port", (("og:title", "Port"), ("og:title", "Tide tables")), ()).meta_titles
+        ('Tide tables',)
+        """
+        tags = [(key, content) for key, content in self.meta if key in META_TITLE_KEYS and content]
+        keys = [key for key, _ in tags]
+        if len(set(keys)) < len(keys):
+            tags = [tag for tag in tags if keys.count(tag[0]) == 1 or tag == self._agreeing_tag(tag[0], tags)]
+        return tuple(content for _, content in tags)
+
+    def _agreeing_tag(self, key: str, tags: list[tuple[str, str]]) -> tuple[str, str]:
+        """Of the tags of ``key``, the one with the largest share of its words in the title and the visible
+        blocks; the last of equals."""
+        shown = _words(self.title).union(*(_words(block.text) for block in self.blocks if not block.hidden))
+        options = [tag for tag in tags if tag[0] == key]
+
+        def agreement(index: int) -> tuple[float, int]:
+            words = _words(options[index][1]) or {""}
+            return len(words & shown) / len(words), index
+
+        return options[max(range(len(options)), key=agreement)]
 
 
 @dataclass(frozen=True)

@@ -142,6 +142,7 @@ def _score_test_split(model: TrainedModel, test_pages: Sequence[Page], read: Kno
     return _evaluate(
         predictions, labels_of(test_pages), config, run_dir, title=f"{config.name}: test split",
         notes=anchor_coverage_notes(loaded.anchor_coverage),
+        probability_scores=model.recognizer.scores_are_probabilities(),
     )
 
 
@@ -159,7 +160,8 @@ def _write_meta(run_dir, config, loaded, train_pages, test_pages, render_failure
     write_text_atomic(run_dir / "meta.json", json.dumps(meta, indent=2, default=str))
 
 
-def _evaluate(predictions, labels, config: Config, out_dir: Path, *, title: str, notes=()) -> dict:
+def _evaluate(predictions, labels, config: Config, out_dir: Path, *, title: str, notes=(),
+              probability_scores: bool = False) -> dict:
     """Score predictions against labels, write the report files into ``out_dir``; return the summary."""
     from mainentity.evaluation.bootstrap import add_ci_columns
     from mainentity.evaluation.report import evaluate_predictions, summarize, write_report
@@ -167,7 +169,7 @@ def _evaluate(predictions, labels, config: Config, out_dir: Path, *, title: str,
     dataset = ",".join(Path(d).name for d in (config.data.test_datasets or config.data.datasets))
     per_page = evaluate_predictions(predictions, labels, system=config.name, dataset=dataset)
     summary = add_ci_columns(summarize(per_page), per_page, random_state=config.seed)
-    write_report(per_page, out_dir, title=title, notes=notes, summary=summary)
+    write_report(per_page, out_dir, title=title, notes=notes, summary=summary, probability_scores=probability_scores)
     return summary.iloc[0].to_dict() if len(summary) else {}
 
 
@@ -340,6 +342,7 @@ def evaluate(model_dir: str | Path | None, dataset: str | Path, out_dir: str | P
     _evaluate(
         predictions, labels_of(labeled), config, out, title=f"{model.config.name} on {Path(dataset).name}",
         notes=[*notes, *anchor_coverage_notes(loaded.anchor_coverage, configurable=False)],
+        probability_scores=model.recognizer.scores_are_probabilities(),
     )
     return out
 

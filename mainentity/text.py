@@ -78,6 +78,19 @@ def collapse_whitespace(text: str) -> str:
     return _SPACE.sub(" ", text).strip()
 
 
+def title_text(text: str) -> str:
+    """A ``<title>``'s text without markup: cut at the first ``</``, whitespace collapsed.
+
+    A title whose end tag is mangled (``</titlexyz``) is no end tag for the HTML parser, which reads the
+    title's raw text on to the next ``</title>`` (or the end of the file), markup and all; no title
+    holds an end tag of its own.
+
+    >>> title_text("Harbour Days  - Bay News</titlexyz <meta name=x>")
+    'Harbour Days - Bay News'
+    """
+    return collapse_whitespace(text.split("</", 1)[0])
+
+
 @short_text_cache
 def normalize_text(text: str) -> str:
     """NFKC-normalise, lower-case and collapse white space: the form labels are compared in.

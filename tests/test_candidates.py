@@ -44,3 +44,44 @@ def test_hidden_and_wordless_candidates_are_left_out_unless_nothing_is_visible()
 def test_same_text_at_another_place_is_another_candidate():
     rendered = RenderedPage("", (), (block("Title", y=0), block("title", y=0), block("Title", y=300)))
     assert [(c.text, c.y) for c in page_candidates(rendered)] == [("Title", 0.0), ("Title", 300.0)]
+
+
+def line(text, i, y, size=40.0, x=64.0, height=48.0):
+    return TextBlock(text, "div", f"html[0]/body[1]/div[0]/div[{i}]", size, 400, False, x, y, 400, height)
+
+
+BODY = [line("The fleet grew by two ships and lost one to a storm in March. " * 3, 9, 600, size=18, height=22)]
+
+
+def test_positioned_lines_of_one_text_are_joined_after_their_last_line():
+    blocks = [line("Quarterly Review", 0, 100), line("of the Northern Fleet", 1, 148), *BODY]
+    candidates = page_candidates(RenderedPage("PowerPoint Presentation", (), tuple(blocks)))
+    assert [(c.kind, c.text) for c in candidates[:3]] == [
+        ("block", "Quarterly Review"), ("block", "of the Northern Fleet"),
+        ("lines", "Quarterly Review of the Northern Fleet")]
+    joined = candidates[2]
+    assert (joined.dom_path, joined.merged, joined.y, joined.height) == ("html[0]/body[1]/div[0]", True, 100, 96)
+
+
+def test_lines_that_do_not_continue_one_another_are_not_joined():
+    cases = {
+        "another left edge": [line("Quarterly Review", 0, 100), line("of the Fleet", 1, 148, x=200)],
+        "two lines apart": [line("Quarterly Review", 0, 100), line("of the Fleet", 1, 196)],
+        "another size": [line("Quarterly Review", 0, 100), line("of the Fleet", 1, 148, size=30)],
+        "body text": [line("One line of body text.", 0, 100, size=18, height=22),
+                      line("The next line of it.", 1, 122, size=18, height=22)],
+        "a paragraph": [line(f"Line {i} of a long text", i, 100 + 48 * i) for i in range(5)],
+    }
+    for name, blocks in cases.items():
+        candidates = page_candidates(RenderedPage("T", (), tuple(blocks + BODY)))
+        assert [c.text for c in candidates if c.kind == "lines"] == [], name
+
+
+def test_of_two_og_titles_the_one_the_page_bears_out_wins():
+    shown = (block("Stories from a small harbour", 0), block("Salt marsh walks", 40))
+    stale_first = (("og:title", "Stories from a small harbour"), ("og:title", "Salt marsh walks"))
+    # both shown: the last, the page's own template's
+    assert RenderedPage("Harbour Notes", stale_first, shown).meta_titles == ("Salt marsh walks",)
+    # a last tag the page does not show loses to one it does
+    stale_last = (("og:title", "Salt marsh walks"), ("twitter:title", "Harbour"), ("og:title", "Home page"))
+    assert RenderedPage("Harbour Notes", stale_last, shown).meta_titles == ("Salt marsh walks", "Harbour")

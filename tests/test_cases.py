@@ -23,8 +23,8 @@ def general_model():
     return load_trained_model(None)
 
 
-def answer(model, pages, render_cache_dir):
-    render = RenderConfig(cache_dir=str(render_cache_dir))
+def answer(model, pages, render_cache_dir, javascript: bool | str = False):
+    render = RenderConfig(cache_dir=str(render_cache_dir), javascript=javascript)
     documents = [document for _, document, _ in iter_documents(pages, needs_render=True, render=render)]
     assert all(document is not None for document in documents)
     by_key = {(p.site_id, p.path): p for p in model.recognizer.predict(documents)}
@@ -227,3 +227,212 @@ def test_a_lone_page_with_a_generic_title_is_named_by_its_heading(general_model,
     (prediction,) = answer(general_model, [page], render_cache_dir)  # a dump of one page: no site evidence
     assert prediction.main_entity == page.main_entity[0], (prediction.main_entity, prediction.score,
                                                             prediction.candidates)
+
+
+# Pages as browsers show them today (shadow DOM, block spans in one heading, positioned text, code shown
+# as text, two og:title metas), each whole and inside a small site of its template.
+GUIDES = ["Configuring the build cache", "Writing your first plugin", "Migrating from version two"]
+
+
+def docs_pages() -> list[Page]:
+    """A documentation site built from web components: the sidebar, the heading and the article live in a
+    declarative shadow root (the article's text slotted in from the light DOM); ``<title>`` is the site's
+    name."""
+    pages = []
+    for i, guide in enumerate(GUIDES):
+        slug = guide.lower().replace(" ", "-")
+        sidebar = "".join(f"<li><a href='/guides/{g.lower().replace(' ', '-')}'>{g}</a></li>" for g in GUIDES)
+        html = ("<!DOCTYPE html><html><head><title>Lanternkit Docs</title></head>"
+                "<body style='font-family:sans-serif;margin:0'>"
+                "<header style='font-size:24px;font-weight:bold;padding:10px'>Lanternkit Docs</header>"
+                "<docs-layout><template shadowrootmode='open'><style>:host{display:flex;gap:24px}"
+                " nav{width:220px;font-size:14px} h1{font-size:34px;margin:0 0 12px} article{font-size:17px}</style>"
+                f"<nav><b>Guides</b><ul>{sidebar}</ul></nav><article><h1>{guide}</h1>"
+                "<slot name='meta'></slot><slot></slot></article></template>"
+                "<span slot='meta' style='font-size:13px'>Updated 3 May</span>"
+                + f"<p>This guide walks through {guide.lower()} step by step with its options. </p>" * (2 + i)
+                + "<p>Every example runs as shown on a fresh project.</p></docs-layout>"
+                "<footer style='font-size:12px'>Lanternkit Docs · Edit this page</footer></body></html>")
+        pages.append(Page("own-docs", f"guides/{slug}.html", f"https://docs.lanternkit.example/guides/{slug}",
+                          html, (guide,)))
+    return pages
+
+
+ESSAYS = [("Winter Orchards", "and the Growers Who Save Them"), ("The Last Ferryman", "of the Upper Lakes"),
+          ("Bread Before Dawn", "in a Village That Never Sleeps")]
+
+
+def essay_pages() -> list[Page]:
+    """A magazine whose display headline is two ``display: block`` spans in one ``<h1>``, no space between
+    them; the ``<title>`` holds only the first line."""
+    pages = []
+    for first, second in ESSAYS:
+        slug = first.lower().replace(" ", "-")
+        html = (f"<!DOCTYPE html><html><head><title>{first} | Longform Quarterly</title><style>"
+                "body{font-family:Georgia,serif} .l1{display:block;font-size:44px} .l2{display:block;font-size:30px}"
+                " .kicker{font-size:13px;text-transform:uppercase} p{font-size:18px}</style></head><body>"
+                "<header><a href='/' style='font-size:20px;font-weight:bold'>Longform Quarterly</a>"
+                " <a href='/essays'>Essays</a> <a href='/archive'>Archive</a></header>"
+                f"<main><div class='kicker'>Essay</div><h1><span class='l1'>{first}</span><span class='l2'>{second}"
+                "</span></h1><div style='font-size:13px'>By R. Lindqvist</div>"
+                + f"<p>{first} is a story told slowly, over a season and many conversations. </p>" * 4
+                + "</main><footer>Longform Quarterly · Subscribe</footer></body></html>")
+        pages.append(Page("own-essays", f"essays/{slug}.html", f"https://longform.example/essays/{slug}", html,
+                          (f"{first} {second}",)))
+    return pages
+
+
+DECKS = [("Quarterly Review", "of the Northern Fleet"), ("Harbour Dredging Plan", "for the Next Five Years"),
+         ("Results of the Tern", "Nesting Survey 2024")]
+
+
+def deck_pages() -> list[Page]:
+    """Slide decks shown as HTML, pdf2htmlEX style: every line an absolutely positioned ``div`` drawn at
+    four times its size and scaled down; the title is the largest text, over two lines; the ``<title>``
+    is the generator's default."""
+    pages = []
+    for i, (first, second) in enumerate(DECKS):
+        lines = [(first, 160, 60), (second, 160, 108)] + [
+            (f"{point} for the {first.split()[-1].lower()} team", 72, 200 + 30 * j)
+            for j, point in enumerate(["Costs and savings", "What changed since last year", "Risks we see ahead",
+                                       "Decisions needed this quarter", "Next steps and owners"])]
+        divs = "".join(f"<div class='t' style='left:64px;top:{top}px;font-size:{size}px'>{text}</div>"
+                       for text, size, top in lines)
+        html = ("<!DOCTYPE html><html><head><meta charset='utf-8'><title>PowerPoint Presentation</title><style>"
+                ".pf{position:relative;width:960px;height:540px;margin:8px auto;box-shadow:0 0 4px #999}"
+                " .t{position:absolute;white-space:nowrap;transform:matrix(0.25,0,0,0.25,0,0);transform-origin:0 0;"
+                "line-height:1.2;font-family:sans-serif}</style></head><body>"
+                f"<div id='page-container'><div class='pf' id='pf{i + 1}'>{divs}</div>"
+                "<div class='pf'><div class='t' style='left:64px;top:60px;font-size:96px'>Thank you</div></div>"
+                "</div></body></html>")
+        slug = first.lower().replace(" ", "-")
+        pages.append(Page("own-decks", f"decks/{slug}.html", f"https://files.fleet.example/decks/{slug}.html",
+                          html, (f"{first} {second}",)))
+    return pages
+
+
+NEWS_1999 = ["Dam repairs to start before the spring floods", "Mill town votes to reopen its old station",
+             "River pilots warn of low water in August"]
+
+
+def old_news_pages() -> list[Page]:
+    """A 1999 news site whose ad code, written by ``document.write`` with a ``</SCRIPT>`` inside a string,
+    ends its script early: the rest of the code becomes text right after the headline."""
+    pages = []
+    for i, headline in enumerate(NEWS_1999):
+        slug = "-".join(headline.lower().split()[:4])
+        html = (f"<html><head><title>{headline} - Valley Gazette</title></head><body bgcolor='#ffffff'>"
+                "<table width='100%'><tr><td><font size='5'><b>Valley Gazette</b></font></td></tr></table>"
+                f"<font face='Arial' size='5'><b>{headline}<script language='JavaScript'>if (show_ads) document.write("
+                "'<SCRIPT SRC=\"http://ads.valleygazette.example/js.ng/Nation' + ad_query + '\"></SCRIPT>'); //-->"
+                "</script></b></font><br><font size='2'>Posted 12 March 1999</font>"
+                + "<p>Crews will begin work on the spillway next month, the water board said. " * (3 + i)
+                + "<p><a href='/'>Home</a> | <a href='/nation/'>Nation</a></body></html>")
+        pages.append(Page("own-old-news", f"nation/{slug}.html", f"http://www.valleygazette.example/nation/{slug}.html",
+                          html, (headline,)))
+    return pages
+
+
+POSTS = ["Salt marsh walks for the winter", "Where the curlews feed at low tide", "A boat shed turned into a studio"]
+
+
+def two_og_title_pages() -> list[Page]:
+    """A blog whose theme left a stale ``og:title`` (its tagline, shown in the header) before the page's own
+    one; the ``<title>`` is the blog's name."""
+    pages = []
+    for post in POSTS:
+        slug = post.lower().replace(" ", "-")
+        html = ("<!DOCTYPE html><html><head><title>Harbour Notes</title>"
+                "<meta property='og:title' content='Stories from a small harbour'>"
+                f"<meta property='og:title' content='{post}'><meta property='og:site_name' content='Harbour Notes'>"
+                "</head><body style='font-family:sans-serif'><header>"
+                "<div style='font-size:30px;font-weight:bold'>Harbour Notes</div>"
+                "<h1 style='font-size:26px'>Stories from a small harbour</h1></header>"
+                f"<main><div style='font-size:20px;font-weight:bold'>{post}</div>"
+                "<div style='font-size:12px'>posted in Walks</div>"
+                + f"<p>{post} is a short note from the harbour, written on a grey morning. </p>" * 3
+                + "</main><footer>Harbour Notes · Archive</footer></body></html>")
+        pages.append(Page("own-two-og", f"{slug}.html", f"https://harbournotes.example/{slug}/", html, (post,)))
+    return pages
+
+
+# Known limit: the whole text is a candidate (the heading's block spans joined with a space; the positioned
+# lines joined), but the shipped model still ranks its first line higher: a line that equals a <title>
+# segment (or starts the largest text) was the answer on its training pages. Needs a feature and retraining.
+# Strict: when one passes, move it out of the list.
+FIRST_LINE_STILL_WINS = {"essay_pages", "deck_pages"}
+
+
+@pytest.mark.parametrize("make_pages", [
+    pytest.param(make, id=make.__name__, marks=pytest.mark.xfail(
+        strict=True, reason="the model still prefers the first line (known limit)"))
+    if make.__name__ in FIRST_LINE_STILL_WINS else pytest.param(make, id=make.__name__)
+    for make in (docs_pages, essay_pages, deck_pages, old_news_pages, two_og_title_pages)])
+def test_pages_as_browsers_show_them_today(general_model, render_cache_dir, make_pages):
+    test_own_sites_of_the_listed_failure_kinds(general_model, render_cache_dir, make_pages)
+
+
+@pytest.mark.parametrize("make_pages", [essay_pages, deck_pages])
+def test_a_text_set_over_lines_is_one_candidate(general_model, render_cache_dir, make_pages):
+    pages = make_pages()
+    for page, prediction in zip(pages, answer(general_model, pages, render_cache_dir), strict=True):
+        assert page.main_entity[0] in prediction.candidates, (page.path, prediction.candidates)
+        assert page.main_entity[0].startswith(prediction.main_entity), prediction.main_entity  # its first line
+
+
+def test_script_source_shown_as_text_is_never_a_candidate(general_model, render_cache_dir):
+    pages = old_news_pages()
+    render = RenderConfig(cache_dir=str(render_cache_dir))
+    (document,) = [document for _, document, _ in iter_documents(pages[:1], needs_render=True, render=render)]
+    texts = [block.text for block in document.rendered.blocks + document.rendered.segments]
+    assert pages[0].main_entity[0] in texts
+    assert not [text for text in texts if "//-->" in text or "');" in text or "ad_query" in text], texts
+    for prediction in answer(general_model, pages, render_cache_dir):
+        assert not [text for text in prediction.candidates if "');" in text], prediction.candidates
+
+
+def test_the_og_title_the_page_bears_out_is_kept(render_cache_dir):
+    pages = two_og_title_pages()
+    render = RenderConfig(cache_dir=str(render_cache_dir))
+    for (_, document, _), page in zip(iter_documents(pages, needs_render=True, render=render), pages, strict=True):
+        assert document.rendered.meta_titles == (page.main_entity[0],)  # not the theme's stale tagline
+
+
+JOBS = [("Harbour crane operator", "Operate the quay cranes on the night shift."),
+        ("Marine electrician", "Keep the ferries' switchboards and shore power running."),
+        ("Warehouse shift lead", "Lead a team of twelve on the early shift in the bonded store.")]
+
+
+def job_pages() -> list[Page]:
+    """A careers site built by its own script: the server HTML holds a generic ``<title>``, a loading
+    placeholder and the posting as inline JSON; an inline script builds the page from it."""
+    pages = []
+    for i, (title, text) in enumerate(JOBS):
+        state = json.dumps({"job": {"id": 100 + i, "title": title, "text": (text + " ") * 6,
+                                    "company": "Northport Logistics"}})
+        html = ("<!DOCTYPE html><html><head><title>Northport Logistics</title></head>"
+                "<body style='font-family:sans-serif'><header style='font-size:24px;font-weight:bold'>"
+                "Northport Logistics</header><div id='app'><div class='skeleton-title'>Loading...</div></div>"
+                "<noscript>Please enable JavaScript to view this job.</noscript>"
+                f"<script id='__NEXT_DATA__' type='application/json'>{state}</script>"
+                "<script>const job = JSON.parse(document.getElementById('__NEXT_DATA__').textContent).job;"
+                "document.getElementById('app').innerHTML = '<div style=\"font-size:13px\">' + job.company + '</div>'"
+                " + '<h1 style=\"font-size:32px\">' + job.title + '</h1><p>' + job.text + '</p>';</script>"
+                "<footer style='font-size:12px'>Northport Logistics · Privacy</footer></body></html>")
+        slug = f"{100 + i}-{title.lower().replace(' ', '-')}"
+        pages.append(Page("own-jobs", f"jobs/{slug}.html", f"https://careers.northport.example/jobs/{slug}",
+                          html, (title,)))
+    return pages
+
+
+def test_a_page_built_by_its_script_is_answered_with_scripts_on_demand(general_model, render_cache_dir):
+    pages = job_pages()
+    for page, prediction in zip(pages, answer(general_model, pages, render_cache_dir, "auto"), strict=True):
+        assert prediction.main_entity == page.main_entity[0], (page.path, prediction.main_entity, prediction.candidates)
+    # alone, the company's name (the <title>, shown in the header) still wins: the known limit of a shown
+    # generic title (SHOWN_GENERIC_TITLE_WITHOUT_SLUG); the posting's title comes next
+    (alone,) = answer(general_model, pages[:1], render_cache_dir, "auto")
+    assert alone.candidates[:2] == ("Northport Logistics", pages[0].main_entity[0]), alone.candidates
+    # scripts off (the default), the page offers only its skeleton
+    (off,) = answer(general_model, pages[:1], render_cache_dir)
+    assert off.main_entity != pages[0].main_entity[0]

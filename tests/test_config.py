@@ -38,7 +38,8 @@ def test_defaults_are_merged_and_overridden(tmp_path):
     [
         ({"modle": {}}, "unknown key 'modle'"),
         ({"render": {"timeout": 3}}, "unknown key 'render.timeout'"),
-        ({"render": {"javascript": "yes"}}, "'render.javascript' must be true or false"),
+        ({"render": {"javascript": "yes"}}, "'render.javascript' must be true, false or auto"),
+        ({"render": {"javascript": 1}}, "'render.javascript' must be true, false or auto"),
         ({"render": {"subresources": "off"}}, "'render.subresources' must be true or false"),
         ({"data": {"split": "by-page"}}, "'data.split' must be one of random, by-site"),
         ({"data": {"train_fraction": 1.5}}, "'data.train_fraction' must be in (0, 1)"),

@@ -162,11 +162,13 @@ class InProcessCluster:
 
 
 def test_a_site_whose_shards_fail_is_predicted_whole_as_in_process(tmp_path, inputs, render_cache_dir, monkeypatch):
-    """Statistics are counted once per large site; a site whose shard raises is predicted by one whole task."""
+    """Rendering every page: statistics are counted once per large site; a site whose shard raises is
+    predicted by one whole task."""
     model = load_trained_model(general_model_copy(tmp_path))
     loaded = load_pages(inputs)
     pages = loaded.pages
-    reference = {(p.site_id, p.path): p for p in predict_pages(model, pages, subresources=loaded.subresources)}
+    reference = {(p.site_id, p.path): p for p in predict_pages(model, pages, subresources=loaded.subresources,
+                                                               render_policy="always")}
     counted: Counter = Counter()
     site_statistics, score_shard = GeneralRecognizer.site_statistics, GeneralRecognizer.score_shard
 
@@ -182,7 +184,8 @@ def test_a_site_whose_shards_fail_is_predicted_whole_as_in_process(tmp_path, inp
     monkeypatch.setattr(GeneralRecognizer, "site_statistics", counting_statistics)
     monkeypatch.setattr(GeneralRecognizer, "score_shard", failing_on_one_site)
     monkeypatch.setattr(scaleout, "SHARD_PAGES", 5)
-    rows = list(scaleout.predict_on_cluster(model, pages, InProcessCluster(), loaded.subresources))
+    rows = list(scaleout.predict_on_cluster(model, pages, InProcessCluster(), loaded.subresources,
+                                            render_policy="always"))
     assert counted == {"sample-shop": 1, "shop.example": 1}
     assert len(rows) == len(reference) and {(p.site_id, p.path): p for p in rows} == reference
 

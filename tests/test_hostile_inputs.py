@@ -15,14 +15,25 @@ import os
 import resource
 import socket
 import stat
+import subprocess
 import sys
 import threading
+import time
 import zlib
 
 import pytest
 from conftest import REPO
 
-from mainentity.sitedump import MAX_PAGE_BYTES, PageReadError, find_page_files, read_page_bytes, read_site_dump
+from mainentity.sitedump import (
+    MAX_MANIFEST_BYTES,
+    MAX_MANIFEST_LINE_BYTES,
+    MAX_PAGE_BYTES,
+    PageReadError,
+    find_page_files,
+    read_manifest,
+    read_page_bytes,
+    read_site_dump,
+)
 
 #: Most the peak RSS of the test process may grow while reading an input that is 1-2 GB when read whole.
 MAX_GROWTH_MB = 400
@@ -143,6 +154,42 @@ def test_bad_manifest_lines_are_one_row_each_and_aliases_one_page(tmp_path):
     assert reasons["manifest.jsonl:10"].startswith("invalid JSON: maximum recursion depth exceeded")
 
 
+
+def test_a_gigantic_manifest_line_is_one_row_and_a_gigantic_manifest_is_refused(tmp_path):
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "page.html").write_text("<h1>The Page</h1>")
+    (site / "other.html").write_text("<h1>Other Page</h1>")
+    with open(site / "manifest.jsonl", "wb") as handle:  # a 64 MB line, written without holding it
+        handle.write(json.dumps({"path": "page.html"}).encode() + b'\n{"path": "page.html", "main_entity": ["')
+        for _ in range(64):
+            handle.write(b"x" * 2**20)
+        handle.write(b'"]}\n{"path": "caf\xe9.html"}\n' + json.dumps({"path": "other.html"}).encode())  # no \n
+    before = peak_rss_mb()
+    dump = read_site_dump(site)
+    assert peak_rss_mb() - before < 16  # MB: the line was never held whole
+    assert [page.path for page in dump.pages] == ["page.html", "other.html"]
+    reasons = {failure.path: failure.reason for failure in dump.failures}
+    assert reasons == {"manifest.jsonl:2": f"line over the limit of {MAX_MANIFEST_LINE_BYTES} bytes: not read",
+                       "manifest.jsonl:3": reasons["manifest.jsonl:3"]}
+    assert reasons["manifest.jsonl:3"].startswith("not UTF-8 ('utf-8' codec can't decode byte 0xe9")
+    # the limit counts the line ending: a line of exactly max_line_bytes is read, one byte more is not
+    line = json.dumps({"path": "page.html"}).encode() + b"\n"
+    (tmp_path / "m.jsonl").write_bytes(line + b" " + line + line)
+    entries, failures = read_manifest(tmp_path / "m.jsonl", "s", max_line_bytes=len(line))
+    assert len(entries) == 1 and [(f.path, f.reason) for f in failures] == [
+        ("manifest.jsonl:2", f"line over the limit of {len(line)} bytes: not read"),
+        ("manifest.jsonl:3", "path 'page.html' listed twice")]
+    with open(site / "manifest.jsonl", "wb") as handle:  # sparse: never read
+        handle.truncate(MAX_MANIFEST_BYTES + 1)
+    with pytest.raises(PageReadError, match=f"manifest.jsonl: {MAX_MANIFEST_BYTES + 1} bytes, over the limit of "
+                                            f"{MAX_MANIFEST_BYTES} bytes: not read"):
+        read_site_dump(site)
+    os.mkfifo(tmp_path / "fifo.jsonl")
+    with pytest.raises(PageReadError, match="fifo.jsonl: a FIFO"):
+        without_hanging(lambda: read_manifest(tmp_path / "fifo.jsonl", "s"), tmp_path / "fifo.jsonl")
+
+
 # --- WARC --------------------------------------------------------------------------------------------
 
 
@@ -225,6 +272,93 @@ def test_a_labels_file_that_is_not_a_file_is_skipped(tmp_path, caplog):
     with caplog.at_level("WARNING", logger="mainentity.warc"):
         [site] = without_hanging(lambda: read_warcs([path]), tmp_path / "manifest.jsonl").sites
     assert [page.url for page in site.pages] == ["https://s.example/"] and "labels not read" in caplog.text
+
+
+#: A "browser" process that starts two "renderers" (by their command line): one holding 300 MB, one idle.
+_FAKE_BROWSER = """
+import subprocess, sys, time
+hold, idle = "import time; x = b'x' * (300 * 2**20); time.sleep(600)", "import time; time.sleep(600)"
+kids = [subprocess.Popen([sys.executable, "-c", code, "--type=renderer"]) for code in (hold, idle)]
+print(" ".join(str(kid.pid) for kid in kids), flush=True)
+time.sleep(600)
+"""
+
+
+def test_memory_cap_kills_the_renderer_above_it_and_only_that_one():
+    from mainentity.render.memory import RendererMemoryCap, launch_switch, rss_mb
+
+    switch = launch_switch()
+    browser = subprocess.Popen([sys.executable, "-c", _FAKE_BROWSER, switch], stdout=subprocess.PIPE, text=True)
+    cap = RendererMemoryCap(150)
+    try:
+        big, idle = map(int, browser.stdout.readline().split())
+        while os.path.exists(f"/proc/{big}") and rss_mb(big) < 300:  # until it holds its 300 MB
+            time.sleep(0.05)
+        cap.watch(switch)
+        while os.path.exists(f"/proc/{big}") and open(f"/proc/{big}/stat").read().split()[2] != "Z":
+            time.sleep(0.05)
+        assert cap.n_kills == 1 and cap.peak_mb > 300
+        assert os.path.exists(f"/proc/{idle}") and 0 < rss_mb(idle) < 150
+        assert cap.claim_kill(since=1) == ""  # a kill before the attempt began is not its own
+        assert cap.claim_kill(since=0).startswith("the renderer went past the memory cap of 150 MB (")
+        assert cap.claim_kill(since=0) == ""  # claimed once
+    finally:
+        cap.close()
+        for pid in (big, idle):
+            try:
+                os.kill(pid, 9)
+            except OSError:
+                pass
+        browser.kill()
+        browser.wait()
+
+
+def test_the_renderer_memory_cap_is_the_users_setting_never_a_models(monkeypatch):
+    from mainentity.config import ConfigError, model_config_from_dict
+    from mainentity.render.browser import RenderSettings
+    from mainentity.render.memory import MAX_RENDERER_MB, MAX_RENDERER_MB_ENV
+
+    assert RenderSettings().max_renderer_mb == MAX_RENDERER_MB == 2048
+    monkeypatch.setenv(MAX_RENDERER_MB_ENV, "512")
+    assert RenderSettings().max_renderer_mb == 512
+    monkeypatch.setenv(MAX_RENDERER_MB_ENV, "lots")
+    with pytest.raises(ValueError, match="MAINENTITY_MAX_RENDERER_MB must be a whole number of MB; got 'lots'"):
+        RenderSettings()
+    with pytest.raises(ValueError, match="max_renderer_mb must be >= 1; got 0"):
+        RenderSettings(max_renderer_mb=0)
+    with pytest.raises(ConfigError, match="a model may not set 'render.max_renderer_mb'"):
+        model_config_from_dict({"render": {"max_renderer_mb": 100000}})
+
+
+#: Pages that never finish, having grown their renderer to about 1.3 GB (uncapped): JavaScript arrays (V8's
+#: heap) and elements (Blink's); bounded, so that a cap that failed would cost a timeout, not the machine.
+GROWING_PAGES = {
+    "arrays": "<h1>Arrays</h1><script>const a = []; for (let i = 0; i < 150; i++) a.push(new Array(1e6).fill(1.5));"
+              " for (;;);</script>",
+    "elements": "<h1>Elements</h1><script>for (let i = 0; i < 3e6; i++) document.body.appendChild("
+                "document.createElement('p')).textContent = 'x'.repeat(200); for (;;);</script>",
+}
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("kind", sorted(GROWING_PAGES))
+def test_a_renderer_past_the_memory_cap_is_one_row_and_its_neighbours_are_answered(kind):
+    """The growing page never finishes: its renderer is killed at the cap (reached in seconds), which the row
+    names, and it is not retried; the pages beside it and after it are answered by the same Chromium."""
+    from mainentity.records import Page
+    from mainentity.render.browser import Renderer, RenderSettings
+
+    pages = [Page("s", f"{kind}.html", f"http://s.test/{kind}.html", GROWING_PAGES[kind])]
+    pages += [Page("s", f"p{i}.html", f"http://s.test/p{i}.html", f"<h1>Page {i}</h1>") for i in range(3)]
+    settings = RenderSettings(javascript=True, concurrency=2, timeout_s=120, retries=1, max_renderer_mb=400)
+    with Renderer(settings) as renderer:
+        outcomes = {outcome.page.path: outcome for outcome in renderer.render(pages)}
+        assert renderer.n_browser_restarts == 0
+    error = outcomes.pop(f"{kind}.html").error
+    assert error.startswith(f"s/{kind}.html: render failed after 1 attempt(s): the renderer went past the memory "
+                            "cap of 400 MB ("), error
+    assert {path: outcome.rendered.title or outcome.rendered.blocks[0].text for path, outcome in outcomes.items()} == {
+        f"p{i}.html": f"Page {i}" for i in range(3)}
 
 
 if sys.platform == "win32":  # FIFOs, sockets and devices are POSIX

@@ -15,9 +15,9 @@ RANKS = {
     "records": 0,
     "text": 0,
     "collector": 0,  # cycle-collector thresholds while documents are built (pipeline, runs)
-    "sitedump": 1,
-    "linkgraph": 1,
-    "warc": 1.5,  # reads crawls into the records of site dumps (sitedump)
+    "sitedump": 1,  # site dumps: decoding, manifest, pages, subresources
+    "linkgraph": 1,  # incoming anchor texts: urls, url_keys, anchors
+    "warc": 1.5,  # crawls into the records of site dumps: crawl, record_reader, http_payload, subresources
     "render": 2,
     "cleaning": 3,
     "features": 4,

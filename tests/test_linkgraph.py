@@ -13,13 +13,13 @@ import pytest
 from mainentity.linkgraph import (
     AnchorCoverage,
     UrlKey,
-    _Prefilter,
     incoming_anchors,
     learn_url_key,
     link_graph,
     normalize_url,
     with_incoming_anchors,
 )
+from mainentity.linkgraph.anchors import _Prefilter
 from mainentity.records import Page
 from mainentity.sitedump import read_dataset, read_site_dump
 

@@ -183,3 +183,14 @@ def test_f1_from_matches_paper_table_2():
     assert math.isnan(f1_from(float("nan"), 0.5))
     np.testing.assert_allclose(f1_from(np.array([1.0, 0.5, 0.0]), np.array([1.0, 1.0, 0.0])),
                                [1.0, 2 / 3, 0.0])
+
+
+def test_expected_calibration_error():
+    from mainentity.evaluation.metrics import expected_calibration_error
+
+    assert expected_calibration_error([1.0, 1.0, 0.0], [1, 1, 0]) == 0.0  # 1.0 falls in the last bin
+    assert expected_calibration_error([0.9, 0.9], [0, 0]) == pytest.approx(0.9)
+    # bins 0.8-0.9 (mean 0.85, accuracy 0.5) and 0.3-0.4 (mean 0.3, accuracy 1): (0.35 * 2 + 0.7) / 3
+    assert expected_calibration_error([0.8, 0.9 - 1e-9, 0.3], [1, 0, 1]) == pytest.approx(1.4 / 3)
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        expected_calibration_error([1.2], [1])

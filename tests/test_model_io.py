@@ -11,6 +11,7 @@ import subprocess
 import sys
 import warnings
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -30,7 +31,9 @@ from mainentity.model_io import (
     read_header,
     save_model_file,
 )
+from mainentity.models.msrbfn_network import MSRBFN
 from mainentity.models.ranker import RANKER_METHODS
+from mainentity.models.titler_classifier import TitlerClassifier
 from mainentity.recognizers.base import make_recognizer, recognizer_names
 from mainentity.recognizers.general import GeneralRecognizer
 from mainentity.recognizers.peers import PeerUnavailableError
@@ -217,14 +220,15 @@ def test_saving_an_untrusted_type_fails_and_writes_nothing(tmp_path):
     ("name", "trusted"),
     [
         ("mainentity.recognizers.msrbfn.MSRBFNRecognizer", True),
-        ("mainentity.models.msrbfn.MSRBFN", True),
+        ("mainentity.models.msrbfn_network.MSRBFN", True),
+        ("mainentity.models.msrbfn.MSRBFN", False),  # the module's old name: read as the new one, never imported
         ("mainentity.cleaning.sst.SiteStyleTreeCleaner", True),
         ("sklearn.svm._classes.SVC", True),
         ("sklearn.neighbors._kd_tree.KDTree", True),
         ("sklearn.ensemble._hist_gradient_boosting.predictor.TreePredictor", True),
         ("sklearn.neighbors._kd_tree.newObj", False),  # a function of a helper module
-        ("mainentity.recognizers.peers._NodeWorker", False),  # starts a process: not an estimator
-        ("mainentity.recognizers.peers.subprocess", False),  # a module
+        ("mainentity.recognizers.peer_node._NodeWorker", False),  # starts a process: not an estimator
+        ("mainentity.recognizers.peer_node.subprocess", False),  # a module
         ("sklearn.utils.Bunch", False),
         ("os.system", False),
         ("numpy.load", False),
@@ -235,6 +239,43 @@ def test_saving_an_untrusted_type_fails_and_writes_nothing(tmp_path):
 )
 def test_trusted_types(name, trusted):
     assert is_trusted_type(name) is trusted
+
+
+#: Written by mainentity 0.1.0 when ``MSRBFN`` lived in ``mainentity.models.msrbfn`` and ``TitlerClassifier`` in
+#: ``mainentity.models.titler``: ``{"msrbfn": MSRBFN(m1=2, m2=2, pi=1, random_state=0).fit(X, y, gammas),
+#: "titler": TitlerClassifier(method="svm", random_state=0).fit(X, y)}`` on the arrays below.
+BEFORE_RENAME = Path(__file__).parent / "golden" / "models-before-rename.skops"
+RENAME_X = np.array([[0.0, 0.0], [0.1, 0.0], [1.0, 1.0], [0.9, 1.0]])
+RENAME_GAMMAS = [np.zeros((1, 1)), np.zeros((2, 1)), np.ones((1, 1)), np.array([[1.0], [0.8]])]
+
+
+def test_a_model_file_saved_before_the_model_modules_were_renamed_loads_and_predicts_as_before():
+    with zipfile.ZipFile(BEFORE_RENAME) as archive:
+        schema = archive.read("schema.json").decode("utf-8")
+    assert '"mainentity.models.msrbfn"' in schema and '"mainentity.models.titler"' in schema
+    state = load_model_file(BEFORE_RENAME)
+    assert type(state["msrbfn"]) is MSRBFN and type(state["titler"]) is TitlerClassifier
+    assert state["msrbfn"].predict(RENAME_X, RENAME_GAMMAS).tolist() == [False, False, True, True]
+    # the decision values the file's model gave when it was written
+    np.testing.assert_allclose(state["titler"].decision_function(RENAME_X),
+                               [-0.9998310010550256, -0.9998309916117455, 0.9998343553326615, 0.9998276373341334],
+                               rtol=1e-9)
+    fresh = MSRBFN(m1=2, m2=2, pi=1, random_state=0).fit(RENAME_X, [False, False, True, True], RENAME_GAMMAS)
+    np.testing.assert_allclose(state["msrbfn"].weights_, fresh.weights_)
+
+
+def test_a_renamed_module_lends_no_trust_to_what_it_imports(tmp_path):
+    """An old module name is read as the new module: a class that module merely imports stays untrusted."""
+    path = tmp_path / "m.skops"
+    with zipfile.ZipFile(BEFORE_RENAME) as source, zipfile.ZipFile(path, "w") as target:
+        for info in source.infolist():
+            data = source.read(info)
+            if info.filename == "schema.json":
+                data = data.replace(b'"__class__": "MSRBFN"', b'"__class__": "KMeans"')
+            target.writestr(info, data)
+        target.comment = source.comment
+    with pytest.raises(UntrustedModelError, match="mainentity.models.msrbfn_network.KMeans"):
+        load_model_file(path)
 
 
 def test_a_run_directory_with_an_old_pickle_model_says_to_retrain_and_runs_nothing(tmp_path):
@@ -251,11 +292,15 @@ def test_a_run_directory_with_an_old_pickle_model_says_to_retrain_and_runs_nothi
 
 def test_opening_the_general_model_does_not_import_torch_and_torch_still_imports_after():
     """skops's import walks every scikit-learn package, torch's array-API shim included; a model that does
-    not need torch (the general model) is opened without it, and torch and the shim import afterwards."""
+    not need torch (the general model) is opened without it, from a process that has not imported
+    scikit-learn yet, and torch and the shim import afterwards."""
     code = (
         "import sys\n"
-        "from mainentity.model_store import load_trained_model\n"
-        "load_trained_model(None)\n"
+        "from mainentity.model_io import load_model_file\n"
+        "from mainentity.model_io import __file__ as model_io_file\n"
+        "from pathlib import Path\n"
+        "assert 'sklearn' not in sys.modules\n"
+        "load_model_file(Path(model_io_file).parent / 'pretrained' / 'general' / 'model.skops')\n"
         "print('torch' in sys.modules, 'dask' in sys.modules)\n"
         "import torch\n"
         "from sklearn.externals.array_api_compat import torch as shim\n"

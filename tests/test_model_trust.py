@@ -157,6 +157,7 @@ def test_a_chromium_that_cannot_start_is_one_line_and_exit_2(tmp_path, caplog, m
     site.mkdir()
     (site / "a.html").write_text("<title>A</title><h1>Alpha</h1>")
     with caplog.at_level(logging.ERROR, logger="mainentity"):
-        status = cli.main(["--chromium", "/bin/false", "predict", str(site), "-o", str(tmp_path / "o.jsonl")])
+        status = cli.main(["--chromium", "/bin/false", "predict", str(site), "-o", str(tmp_path / "o.jsonl"),
+                           "--render", "always"])
     errors = [record.getMessage() for record in caplog.records if record.levelno >= logging.ERROR]
     assert status == 2 and len(errors) == 1 and "\n" not in errors[0] and "/bin/false" in errors[0]

@@ -11,7 +11,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from mainentity.models.emd import emd
-from mainentity.models.msrbfn import MSRBFN
+from mainentity.models.msrbfn_network import MSRBFN
 
 
 @parametrize_with_checks([MSRBFN(m1=10, m2=5, pi=2, random_state=0)])

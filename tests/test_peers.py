@@ -17,7 +17,7 @@ import pytest
 from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
-from mainentity.recognizers import make_recognizer, peers
+from mainentity.recognizers import make_recognizer, peer_node, peers
 from mainentity.recognizers.peers import (
     PEER_NAMES,
     MozillaReadabilityRecognizer,
@@ -355,7 +355,7 @@ def test_missing_npm_packages_raise_with_npm_command(tmp_path, monkeypatch):
     package = tmp_path / "package"
     package.mkdir()
     shutil.copy(REPO / "mainentity/recognizers/mozilla_readability/package.json", package)
-    monkeypatch.setattr(peers, "_NODE_PACKAGE_DIR", package)
+    monkeypatch.setattr(peer_node, "_NODE_PACKAGE_DIR", package)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     assert node_modules_dir() is None
     with pytest.raises(PeerUnavailableError, match="npm ci --prefix") as caught:
@@ -364,7 +364,7 @@ def test_missing_npm_packages_raise_with_npm_command(tmp_path, monkeypatch):
 
 
 def test_npm_packages_found_in_the_user_cache(tmp_path, monkeypatch):
-    monkeypatch.setattr(peers, "_NODE_PACKAGE_DIR", tmp_path / "package")
+    monkeypatch.setattr(peer_node, "_NODE_PACKAGE_DIR", tmp_path / "package")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     modules = tmp_path / "cache" / "mainentity" / "mozilla_readability" / "node_modules"
     (modules / "@mozilla" / "readability").mkdir(parents=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -196,3 +198,42 @@ def test_a_scored_page_keeps_only_the_candidates_the_vote_and_the_listing_can_us
         recognizer.site_statistics(sites(["beech", "maple"], 1))
     with pytest.raises(TypeError, match="SiteProfile"):
         recognizer.score_shard(site, {})
+
+
+
+def varied_page(site, i):
+    """A shop page with a few related links whose number and font sizes vary by site and page."""
+    document = shop_page(site, i, title_first=i % 2 == 0)
+    extra = tuple(text_block(f"Related item {k} of {site}", 300 + 40 * k, 12 + (i * 3 + k * 5 + len(site)) % 9,
+                             path=f"html[0]/body[1]/aside[0]/p[{k}]", in_link=k % 2 == 0) for k in range(3 + i % 4))
+    return Document(document.page, replace(document.rendered, blocks=document.rendered.blocks + extra))
+
+
+def test_fitting_on_the_same_pages_in_another_order_gives_the_same_model():
+    """Negatives sampled, site dropout and calibration folds do not depend on the order documents arrive in."""
+    train = [varied_page(site, i) for site in ("oak", "pine", "birch", "elm", "ash", "yew") for i in range(4)]
+    shuffled = [train[i] for i in np.random.default_rng(7).permutation(len(train))]
+    test = [varied_page(site, i) for site in ("beech", "maple") for i in range(3)]
+    fitted = [GeneralRecognizer(method="both", max_iter=20, min_samples_leaf=2, max_negatives=2, n_folds=3,
+                                random_state=0).fit(documents) for documents in (train, shuffled)]
+    first, second = (recognizer.candidate_scores(test) for recognizer in fitted)
+    for (candidates_a, scores_a), (candidates_b, scores_b) in zip(first, second, strict=True):
+        assert candidates_a == candidates_b and len(scores_a) > 2
+        np.testing.assert_array_equal(scores_a, scores_b)
+    assert fitted[0].predict(test) == fitted[1].predict(test)
+
+
+def test_a_model_saved_before_the_calibration_option_reads_as_isotonic_and_answers_as_before():
+    recognizer = GeneralRecognizer(max_iter=20, min_samples_leaf=2, n_folds=3, calibration="isotonic",
+                                   random_state=0).fit(sites(["oak", "pine", "birch", "elm", "ash", "yew"], 3))
+    state = recognizer.__getstate__()
+    del state["calibration"], state["calibration_signals_"], state["calibration_correct_"]
+    old = GeneralRecognizer.__new__(GeneralRecognizer)
+    old.__setstate__(state)
+    test = sites(["beech", "maple"], 2)
+    assert old.get_params()["calibration"] == "isotonic" and old.predict(test) == recognizer.predict(test)
+
+
+def test_an_unknown_calibration_is_refused_before_fitting():
+    with pytest.raises(ValueError, match="unknown calibration 'beta'; valid: signals, platt, isotonic"):
+        GeneralRecognizer(calibration="beta").fit(sites(["oak"], 2))

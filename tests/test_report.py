@@ -216,7 +216,7 @@ def test_the_report_leads_with_the_worst_pages_and_sites(per_page, tmp_path):
         ("a.html", 0.0), ("pages/3.htm", 0.0), ("pages/2.htm", pytest.approx(0.5))]  # errors first
     scored = per_page.assign(score=[0.9, 0.2, float("nan"), 1.874],  # a raw score and an error: left out
                              site_id=per_page["site_id"].replace("news.example", "zeta.example"))
-    report = write_report(scored, tmp_path, title="t")["report"].read_text(encoding="utf-8")
+    report = write_report(scored, tmp_path, title="t", probability_scores=True)["report"].read_text(encoding="utf-8")
     assert "## Per site, worst first" in report and "## Worst pages" in report  # sites by F1: 0, 0.5, unlabeled
     site_lines = [line for line in report.split("## Per site")[1].splitlines() if line.startswith("| msrbfn")]
     assert [line.split(" | ")[2] for line in site_lines] == ["zeta.example", "shop.example", "news.example"]
@@ -235,3 +235,25 @@ def test_write_report_shows_confidence_intervals(per_page, tmp_path):
     assert "| 0.250 [0.150, 0.350] |" in report  # exact match with its interval
     assert "90% bootstrap" in report
     assert "exact_low" in pd.read_csv(paths["summary"]).columns
+
+
+def test_a_report_of_probabilities_gives_ece_the_reliability_table_and_diagram(tmp_path):
+    predictions = [Prediction("s.example", f"{i}.html", f"http://s/{i}", "Right" if i < 3 else "Wrong", score=score)
+                   for i, score in enumerate([0.95, 0.95, 0.15, 0.15])]
+    labels = {("s.example", f"{i}.html"): ("Right",) for i in range(4)}
+    per_page = evaluate_predictions(predictions, labels, system="general", dataset="toy")
+    paths = write_report(per_page, tmp_path, title="t", probability_scores=True)
+    report = paths["report"].read_text(encoding="utf-8")
+    # bins 0.9-1.0 (2 right, mean 0.95) and 0.1-0.2 (1 right of 2, mean 0.15): ECE (0.05 * 2 + 0.35 * 2) / 4
+    assert "**0.200**" in report
+    assert "| 0.9-1.0 | 2 | 0.950 | 1.000 |" in report and "| 0.1-0.2 | 2 | 0.150 | 0.500 |" in report
+    pytest.importorskip("matplotlib")
+    assert paths["reliability"] == tmp_path / "reliability.png"
+    assert paths["reliability"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and "](reliability.png)" in report
+
+
+def test_a_report_of_scores_that_are_not_probabilities_has_no_reliability_table(per_page, tmp_path):
+    paths = write_report(per_page, tmp_path, title="t")
+    report = paths["report"].read_text(encoding="utf-8")
+    assert "scores are not probabilities" in report and "| bin |" not in report
+    assert not (tmp_path / "reliability.png").exists()

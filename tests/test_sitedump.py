@@ -10,7 +10,6 @@ from pathlib import Path
 import charset_normalizer
 import pytest
 
-from mainentity import sitedump
 from mainentity.records import Page
 from mainentity.sitedump import (
     DumpFiles,
@@ -107,7 +106,7 @@ def test_undeclared_legacy_bytes_are_sniffed():
 def test_windows_1252_is_the_last_resort(monkeypatch):
     # when sniffing finds nothing: windows-1252 as browsers define it (0x81 -> U+0081, no error)
     no_guess = charset_normalizer.CharsetMatches()
-    monkeypatch.setattr(sitedump.charset_normalizer, "from_bytes", lambda data: no_guess)
+    monkeypatch.setattr(charset_normalizer, "from_bytes", lambda data: no_guess)
     assert decode_html(b"<p>\x81\x93x\x94</p>") == "<p>\x81\u201cx\u201d</p>"
 
 

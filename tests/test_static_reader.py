@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import hashlib
 import math
+from dataclasses import replace
 
 import pytest
 from conftest import SAMPLE_SHOP
 
 from mainentity.records import Page
 from mainentity.render import RenderSettings, render_pages
-from mainentity.render.static import agreement, read_static, read_static_pages
+from mainentity.render.static import read_static, read_static_pages
+from mainentity.render.static_agreement import agreement
 from mainentity.render.static_css import is_quirks, media_applies
 from mainentity.sitedump import DumpFile, SubresourceSources, read_site_dump
 
@@ -203,6 +205,18 @@ def test_segments_runs_visible_text_and_headings():
                         ("heading", "Split heading", 24.0)]
 
 
+def test_a_declarative_shadow_root_is_left_to_the_renderer():
+    page = Page("s", "d.htm", "http://s.test/d", '<doc-page><template shadowrootmode="open"><h1><slot></slot></h1>'
+                "</template>Title</doc-page>")
+    with pytest.raises(ValueError, match="s/d.htm: a declarative shadow root"):
+        read_static(page)
+    # an empty one (a browser extension's host in a saved page) shows nothing of its host, as in Chromium
+    empty = replace(page, html='<div><template shadowrootmode="open"> </template><b>light</b></div><p>after</p>')
+    assert [(b.text, b.dom_path) for b in read_static(empty).blocks] == [("after", "html[0]/body[1]/p[1]")]
+    # an ordinary template is no shadow root
+    assert [b.text for b in read_static(replace(page, html="<template><p>x</p></template><p>y</p>")).blocks] == ["y"]
+
+
 def test_batch_reports_a_failing_page_and_goes_on():
     good = Page("s", "a.htm", "http://s.test/a", "<p>a</p>")
     deep = Page("s", "b.htm", "http://s.test/b", "<div>" * 5000 + "deep")
@@ -251,6 +265,17 @@ CROSS_CHECKED = {
         '<p><span class="clip">Price:</span> 9 EUR</p><h2><div>Split</div><div>heading</div></h2>'
         '<p>a <span style="opacity: 0">b</span> c</p>', DOCTYPE,
     ),
+    "lines-and-leaked-code": (
+        "<style>.l1, .l2 { display: block } .l2 { font-size: 20px } .cap { display: block; float: left;"
+        " font-size: 60px } .pin { display: block; position: absolute; left: 300px }</style>",
+        "<h1><span class=\"l1\">Winter Orchards</span><span class=\"l2\">and the Growers</span></h1>"
+        '<p><span class="cap">T</span>he rest <span class="pin">pinned</span></p>'
+        "<h2>Dam repairs<script>document.write('<SCRIPT SRC=\"/ad/Nation' + q + '\"></SCRIPT>'); //--></script></h2>"
+        "<p>x<script>document.write('<SCRIPT></SCRIPT>');</script><\\/SCRIPT> a</p>"
+        "<pre>document.write('<b>' + name + '</b>');</pre><p>It's a \"quote\" + 'more'</p>"
+        '<div><template shadowrootmode="open"></template><b>light</b></div><p>after</p>', DOCTYPE,
+    ),
+    "mangled-title": ("<title>Harbour Days - Bay News</titlexyz>", "<p>swallowed</p>", DOCTYPE),
     "quirks": (
         "", '<div style="font-size: 20px; font-weight: bold"><table><tr><td>cell</td></tr></table></div>'
         '<font size="5">five</font><font size="-1">minus</font>', "",

@@ -4,7 +4,7 @@ from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from mainentity.models.titler import METHODS, TitlerClassifier
+from mainentity.models.titler_classifier import METHODS, TitlerClassifier
 
 _CLASS_WEIGHT = "class_weight only reaches the SVM; k-NN, naive Bayes and k-means ignore it"
 _ONE_CLUSTER = "the check sets n_clusters=1, but clustering needs a title cluster and another to compare"

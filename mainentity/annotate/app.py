@@ -128,6 +128,113 @@ def _error(message: str, http_status: int, **extra) -> JSONResponse:
     return JSONResponse({"error": message, **extra}, status_code=http_status)
 
 
+class _Endpoints:
+    """The request handlers of one annotation session (module docstring); ``default_order`` is validated."""
+
+    def __init__(self, session: AnnotationSession, default_order: str) -> None:
+        self.session = session
+        self.default_order = default_order
+
+    def progress(self) -> dict:
+        return self.session.progress(self.session.states())
+
+    async def index(self, request: Request) -> FileResponse:
+        return FileResponse(STATIC_DIR / "index.html", headers={"cache-control": "no-store"})
+
+    def about(self, request: Request) -> JSONResponse:
+        return JSONResponse({
+            "site_id": self.session.site_id,
+            "site_dir": str(self.session.site_dir),
+            "model": self.session.model_name,
+            "orders": [name for name in ORDERS if name == "manifest" or self.session.answers],
+            "default_order": self.default_order,
+            "n_unreadable": len(self.session.failures),
+            "progress": self.progress(),
+        })
+
+    def pages(self, request: Request) -> JSONResponse:
+        try:
+            paths = self.session.order(request.query_params.get("order", self.default_order))
+        except ValueError as error:
+            return _error(str(error), 400)
+        states = self.session.states()
+        rows = []
+        for path in paths:
+            answer = self.session.answers.get(path)
+            rows.append({"path": path, "status": states[path].status,
+                         "score": None if answer is None or answer.score != answer.score else answer.score,
+                         "answer": None if answer is None else answer.text})
+        return JSONResponse({"pages": rows, "progress": self.session.progress(states)})
+
+    def page(self, request: Request) -> JSONResponse:
+        try:
+            return JSONResponse(self.session.view(request.query_params.get("path")))
+        except PagePathError as error:
+            return _error(str(error), error.status)
+
+    def screenshot(self, request: Request):
+        try:
+            return FileResponse(self.session.screenshot(request.query_params.get("path")), media_type="image/png")
+        except PagePathError as error:
+            return _error(str(error), error.status)
+        except RuntimeError as error:
+            return _error(str(error), 502)
+
+    async def labels(self, request: Request) -> JSONResponse:
+        if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+            return _error("labels are sent as application/json", 415)
+        body = await _bounded_body(request)
+        if body is None:
+            return _error(f"request body over {MAX_BODY_BYTES} bytes", 413)
+        try:
+            data = json.loads(body)
+        except (ValueError, RecursionError):  # RecursionError: nesting too deep for the parser
+            return _error("the body is not JSON", 400)
+        if not isinstance(data, dict):
+            return _error("expected a JSON object {path, version, main_entity, skipped}", 400)
+        try:
+            state = await run_in_threadpool(self.session.write, data.get("path"), data.get("main_entity", []),
+                                            data.get("skipped", False), data.get("version"))
+        except PagePathError as error:
+            return _error(str(error), error.status)
+        except LabelConflict as conflict:
+            current = conflict.current
+            return _error(str(conflict), 409, labels=list(current.main_entity), skipped=current.skipped,
+                          status=current.status, version=current.version, progress=self.progress())
+        except ValueError as error:
+            return _error(str(error), 400)
+        except TimeoutError as error:
+            return _error(str(error), 503)
+        except LockFileError as error:
+            return _error(str(error), 500)
+        return JSONResponse({"labels": list(state.main_entity), "skipped": state.skipped, "status": state.status,
+                             "version": state.version, "progress": self.progress()})
+
+    def routes(self) -> list:
+        """The app's routes: the page, the JSON API and the static files."""
+        return [
+            Route("/", self.index),
+            Route("/api/session", self.about),
+            Route("/api/pages", self.pages),
+            Route("/api/page", self.page),
+            Route("/api/screenshot", self.screenshot),
+            Route("/api/labels", self.labels, methods=["POST"]),
+            Mount("/static", StaticFiles(directory=STATIC_DIR)),
+        ]
+
+
+def _middleware(host: str, token: str | None) -> list[Middleware]:
+    """The Host header check (any host when serving every interface) and, with a token, the token check."""
+    if host in ("0.0.0.0", "::"):
+        allowed_hosts = ["*"]
+    else:
+        allowed_hosts = [host, f"[{host}]"] + (["localhost", "127.0.0.1"] if is_loopback(host) else [])
+    middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts)]
+    if token:
+        middleware.append(Middleware(TokenMiddleware, token=token))
+    return middleware
+
+
 def create_app(
     session: AnnotationSession,
     *,
@@ -161,98 +268,6 @@ def create_app(
     default_order = default_order or ("confidence" if session.answers else "manifest")
     session.order(default_order)  # validates
 
-    def progress() -> dict:
-        return session.progress(session.states())
-
-    async def index(request: Request) -> FileResponse:
-        return FileResponse(STATIC_DIR / "index.html", headers={"cache-control": "no-store"})
-
-    def about(request: Request) -> JSONResponse:
-        return JSONResponse({
-            "site_id": session.site_id,
-            "site_dir": str(session.site_dir),
-            "model": session.model_name,
-            "orders": [name for name in ORDERS if name == "manifest" or session.answers],
-            "default_order": default_order,
-            "n_unreadable": len(session.failures),
-            "progress": progress(),
-        })
-
-    def pages(request: Request) -> JSONResponse:
-        try:
-            paths = session.order(request.query_params.get("order", default_order))
-        except ValueError as error:
-            return _error(str(error), 400)
-        states = session.states()
-        rows = []
-        for path in paths:
-            answer = session.answers.get(path)
-            rows.append({"path": path, "status": states[path].status,
-                         "score": None if answer is None or answer.score != answer.score else answer.score,
-                         "answer": None if answer is None else answer.text})
-        return JSONResponse({"pages": rows, "progress": session.progress(states)})
-
-    def page(request: Request) -> JSONResponse:
-        try:
-            return JSONResponse(session.view(request.query_params.get("path")))
-        except PagePathError as error:
-            return _error(str(error), error.status)
-
-    def screenshot(request: Request):
-        try:
-            return FileResponse(session.screenshot(request.query_params.get("path")), media_type="image/png")
-        except PagePathError as error:
-            return _error(str(error), error.status)
-        except RuntimeError as error:
-            return _error(str(error), 502)
-
-    async def labels(request: Request) -> JSONResponse:
-        if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
-            return _error("labels are sent as application/json", 415)
-        body = await _bounded_body(request)
-        if body is None:
-            return _error(f"request body over {MAX_BODY_BYTES} bytes", 413)
-        try:
-            data = json.loads(body)
-        except (ValueError, RecursionError):  # RecursionError: nesting too deep for the parser
-            return _error("the body is not JSON", 400)
-        if not isinstance(data, dict):
-            return _error("expected a JSON object {path, version, main_entity, skipped}", 400)
-        try:
-            state = await run_in_threadpool(session.write, data.get("path"), data.get("main_entity", []),
-                                            data.get("skipped", False), data.get("version"))
-        except PagePathError as error:
-            return _error(str(error), error.status)
-        except LabelConflict as conflict:
-            current = conflict.current
-            return _error(str(conflict), 409, labels=list(current.main_entity), skipped=current.skipped,
-                          status=current.status, version=current.version, progress=progress())
-        except ValueError as error:
-            return _error(str(error), 400)
-        except TimeoutError as error:
-            return _error(str(error), 503)
-        except LockFileError as error:
-            return _error(str(error), 500)
-        return JSONResponse({"labels": list(state.main_entity), "skipped": state.skipped, "status": state.status,
-                             "version": state.version, "progress": progress()})
-
-    routes = [
-        Route("/", index),
-        Route("/api/session", about),
-        Route("/api/pages", pages),
-        Route("/api/page", page),
-        Route("/api/screenshot", screenshot),
-        Route("/api/labels", labels, methods=["POST"]),
-        Mount("/static", StaticFiles(directory=STATIC_DIR)),
-    ]
-    if host in ("0.0.0.0", "::"):
-        allowed_hosts = ["*"]
-    else:
-        allowed_hosts = [host, f"[{host}]"] + (["localhost", "127.0.0.1"] if is_loopback(host) else [])
-    middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts)]
-    if token:
-        middleware.append(Middleware(TokenMiddleware, token=token))
-
     @contextlib.asynccontextmanager
     async def lifespan(app):
         try:
@@ -260,7 +275,8 @@ def create_app(
         finally:
             session.close()
 
-    return Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
+    return Starlette(routes=_Endpoints(session, default_order).routes(), middleware=_middleware(host, token),
+                     lifespan=lifespan)
 
 
 def bind(host: str, port: int) -> socket.socket:

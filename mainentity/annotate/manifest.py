@@ -44,6 +44,7 @@ from filelock import FileLock, Timeout
 from mainentity._files import write_text_atomic
 from mainentity.sitedump import (
     MANIFEST_NAME,
+    MAX_MANIFEST_BYTES,
     PageReadError,
     escaped_name,
     find_page_files,
@@ -62,8 +63,6 @@ LOCK_NAME = f".{MANIFEST_NAME}.lock"
 #: Most labels one page may have, and the longest label (characters): a guard against junk requests.
 MAX_LABELS = 20
 MAX_LABEL_CHARS = 2000
-#: Largest manifest read, in bytes; a manifest that is not a regular file (a FIFO) is never opened.
-MAX_MANIFEST_BYTES = 1 << 30
 
 
 @dataclass(frozen=True)
@@ -304,7 +303,7 @@ class ManifestLabels:
         Raises
         ------
         mainentity.sitedump.PageReadError
-            If the manifest is not UTF-8, not a regular file or over :data:`MAX_MANIFEST_BYTES`.
+            If the manifest is not UTF-8, not a regular file or over :data:`mainentity.sitedump.MAX_MANIFEST_BYTES`.
         """
         if not self.manifest.is_file():
             return {}

@@ -22,7 +22,6 @@ import base64
 import html
 import math
 import os
-import tempfile
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
@@ -30,6 +29,8 @@ import pandas as pd
 
 from mainentity._files import write_text_atomic
 from mainentity.evaluation.bootstrap import add_ci_columns
+from mainentity.evaluation.figures import import_matplotlib as _import_matplotlib
+from mainentity.evaluation.figures import save_figure as _save_figure
 from mainentity.evaluation.report import markdown_table, summarize, with_intervals
 from mainentity.recognizers.peers import PEER_NAMES
 
@@ -221,37 +222,6 @@ def _check_inputs(per_page: pd.DataFrame, speed: pd.DataFrame) -> None:
     if duplicated.any():
         first = speed.loc[duplicated, ["system", "dataset"]].iloc[0].tolist()
         raise ValueError(f"speed table has more than one row for system/dataset {first[0]}/{first[1]}")
-
-
-def _import_matplotlib():
-    try:
-        import matplotlib
-        from matplotlib.figure import Figure
-    except ImportError as err:
-        raise ImportError(
-            f"the benchmark report draws its plots with matplotlib, which is not installed ({err}); "
-            "install it with: pip install 'mainentity[report]'"
-        ) from err
-    return matplotlib, Figure
-
-
-def _save_figure(figure, stem: Path) -> tuple[Path, Path]:
-    """Write ``stem.svg`` and ``stem.png`` (150 dpi), each through a temporary file and os.replace."""
-    paths = []
-    for fmt in ("svg", "png"):
-        path = stem.with_suffix(f".{fmt}")
-        handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        os.close(handle)
-        try:
-            metadata = {"Date": None} if fmt == "svg" else {"Software": None}
-            figure.savefig(tmp, format=fmt, dpi=150, bbox_inches="tight", metadata=metadata)
-            os.chmod(tmp, 0o644)  # mkstemp creates 0600; a report is meant to be read
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        paths.append(path)
-    return paths[0], paths[1]
 
 
 def _system_colors(systems: list[str]) -> dict[str, tuple]:

@@ -299,3 +299,48 @@ def score_page(prediction: str, labels: Sequence[str], candidates: Sequence[str]
         "h_f1": h_f1,
         "best_label": best_label,
     }
+
+
+def expected_calibration_error(scores, correct, n_bins: int = 10) -> float:
+    """Expected calibration error: the page-weighted mean gap between score and accuracy over score bins.
+
+    ``ECE = sum_b (n_b / n) |acc_b - conf_b|`` over ``n_bins`` equal-width bins of [0, 1] (a score of 1
+    falls in the last bin), where ``conf_b`` is the mean score and ``acc_b`` the share of right answers of
+    the ``n_b`` pages in bin ``b`` (Naeini, Cooper & Hauskrecht 2015, AAAI, section 3; Guo et al. 2017,
+    ICML, section 2).
+
+    Parameters
+    ----------
+    scores : array-like of shape (n_pages,)
+        Probabilities in [0, 1] that each answer is right.
+    correct : array-like of shape (n_pages,)
+        1 when that answer was right (exact match), else 0.
+    n_bins : int, default 10
+
+    Returns
+    -------
+    ece : float
+        In [0, 1]; ``nan`` for no page.
+
+    Raises
+    ------
+    ValueError
+        If the lengths differ, a score lies outside [0, 1], or ``n_bins`` < 1.
+
+    Examples
+    --------
+    >>> expected_calibration_error([0.95, 0.95, 0.15, 0.15], [1, 0, 0, 0])  # bins 0.9-1.0 and 0.1-0.2
+    0.3
+    """
+    scores, correct = np.asarray(scores, dtype=float), np.asarray(correct, dtype=float)
+    if len(scores) != len(correct) or n_bins < 1:
+        raise ValueError(f"need one correctness per score and n_bins >= 1; got {len(scores)}, {len(correct)}, "
+                         f"{n_bins}")
+    if len(scores) == 0:
+        return float("nan")
+    if not np.all((scores >= 0.0) & (scores <= 1.0)):
+        raise ValueError("scores must be probabilities in [0, 1]")
+    bins = np.minimum((scores * n_bins).astype(int), n_bins - 1)
+    gaps = [abs(correct[bins == b].mean() - scores[bins == b].mean()) * np.sum(bins == b)
+            for b in np.unique(bins)]
+    return round(float(np.sum(gaps) / len(scores)), 12)

@@ -30,7 +30,8 @@ import numpy as np
 import pandas as pd
 
 from mainentity._files import write_text_atomic
-from mainentity.evaluation.metrics import METRICS, SCORE_KEYS, f1_from, score_page
+from mainentity.evaluation.figures import plot_reliability
+from mainentity.evaluation.metrics import METRICS, SCORE_KEYS, expected_calibration_error, f1_from, score_page
 from mainentity.records import Page, Prediction
 
 __all__ = [
@@ -434,6 +435,23 @@ def _worst_pages_md(per_page: pd.DataFrame) -> str:
             f"of them in per_page.csv):\n\n{markdown_table(worst)}\n\n")
 
 
+def _reliability_section(per_page: pd.DataFrame, out: Path, paths: dict[str, Path]) -> str:
+    """The report's section on calibrated scores: ECE, reliability table and diagram (added to ``paths``)."""
+    reliability = reliability_table(per_page) if "score" in per_page.columns else pd.DataFrame()
+    if not len(reliability):
+        return ""
+    scored = per_page[per_page["score"].between(0.0, 1.0)]
+    ece = expected_calibration_error(scored["score"], scored["exact"])
+    try:
+        paths["reliability"] = plot_reliability(reliability, ece, out / "reliability.png")
+        diagram = "![reliability diagram](reliability.png)\n\n"
+    except ImportError:
+        diagram = "(No reliability diagram: it needs matplotlib, `pip install 'mainentity[report]'`.)\n\n"
+    return ("## Reliability of the scores\n\nThe score is the probability that the answer is right. Pages "
+            f"binned by it, against how often they were exactly right; expected calibration error (ECE, 10 "
+            f"equal-width bins) **{ece:.3f}**:\n\n{markdown_table(reliability)}\n\n{diagram}")
+
+
 def write_report(
     per_page: pd.DataFrame,
     out_dir: str | os.PathLike,
@@ -441,8 +459,14 @@ def write_report(
     title: str,
     notes: Sequence[str] = (),
     summary: pd.DataFrame | None = None,
+    probability_scores: bool = False,
 ) -> dict[str, Path]:
     """Write ``report.md``, ``per_page.csv``, ``summary.csv`` and ``per_site.csv`` into ``out_dir``.
+
+    When the scores are probabilities (``probability_scores``), the report also gives their expected
+    calibration error, the reliability table and a reliability diagram, ``reliability.png`` beside
+    ``report.md`` (when matplotlib, the ``report`` extra, is installed); otherwise it says that the
+    scores are not probabilities and gives none of them.
 
     Each file is written to a temporary file in ``out_dir`` and moved into place with
     :func:`os.replace`, so an interrupted run leaves either the old file or the new one; ``report.md``
@@ -462,11 +486,15 @@ def write_report(
         The overall table to write instead of ``summarize(per_page)``, e.g. with the confidence
         interval columns of :func:`mainentity.evaluation.bootstrap.add_ci_columns`; ``m_low`` and
         ``m_high`` columns are shown in ``report.md`` as ``m [low, high]``.
+    probability_scores : bool, default False
+        The ``score`` column holds the probability that each answer is right (the general recogniser's
+        calibrated score), not a score on a scale of its own (the MS-RBFN's RBF output, Titler's margin).
 
     Returns
     -------
     paths : dict of str to Path
-        Keys ``"report"``, ``"per_page"``, ``"summary"``, ``"per_site"``.
+        Keys ``"report"``, ``"per_page"``, ``"summary"``, ``"per_site"``, and ``"reliability"`` when the
+        diagram was drawn.
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -483,18 +511,16 @@ def write_report(
     write_text_atomic(paths["per_site"], sites.to_csv(index=False))
     site_columns = [c for c in ["system", "dataset", "site_id", *_COUNT_COLUMNS, *_SITE_TABLE_METRICS]
                     if c in sites.columns]
-    reliability = reliability_table(per_page) if "score" in per_page.columns else pd.DataFrame()
+    reliability = (reliability_table(per_page) if probability_scores and "score" in per_page.columns
+                   else pd.DataFrame())
     notes_md = "\n".join(f"- {note}" for note in [*notes, *_left_out_note(per_page, reliability), *_DEFINITIONS])
     if any(column.endswith("_low") for column in summary.columns):
         confidence = summary.attrs.get("confidence")
         level = f"{confidence:.0%} " if confidence is not None else ""
         notes_md += f"\n- [low, high]: {level}bootstrap percentile confidence interval over pages."
-    reliability_md = (
-        "## Reliability of the scores\n\nPages whose score lies in [0, 1] (for `general`: the calibrated "
-        "probability that the answer is right), binned by it, against how often they were exactly right:\n\n"
-        + markdown_table(reliability) + "\n\n"
-        if len(reliability) else ""
-    )
+    reliability_md = _reliability_section(per_page, out, paths) if probability_scores else (
+        "## Reliability of the scores\n\nThis model's scores are not probabilities that the answer is right: "
+        "no reliability table.\n\n")
     report = (
         f"# {title}\n\n## Overall\n\n{markdown_table(with_intervals(summary, '.3f'))}\n\n"
         f"## Per site, worst first\n\n{markdown_table(_sites_worst_first(sites)[site_columns])}\n\n"

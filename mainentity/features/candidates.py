@@ -9,6 +9,9 @@ candidates of a page are:
 - ``block``: its visible text blocks (merged blocks included), as the MS-RBFN sees them;
 - ``run``, ``visible``, ``heading``: the renderer's segments (:attr:`RenderedPage.segments`: style
   runs inside a merged block, a merged block's visible text, a whole heading element);
+- ``lines``: text set as separate lines that continue one another (a PDF or slide deck shown as HTML,
+  pdf2htmlEX style, every line an absolutely positioned element), joined with a space
+  (:func:`line_candidates`);
 - ``title``: the segments of the ``<title>`` and meta titles (Gali & Fränti 2016, TTA segmentation)
   that appear in the page's visible text, with the box of the smallest visible block that holds them,
   and each whole title the page does not show, with an empty box.
@@ -30,7 +33,10 @@ from mainentity.records import RenderedPage, TextBlock
 from mainentity.text import normalize_text
 
 #: Candidate kinds, in the order candidates are listed (``block`` includes merged blocks).
-CANDIDATE_KINDS = ("block", "run", "visible", "heading", "title")
+CANDIDATE_KINDS = ("block", "lines", "run", "visible", "heading", "title")
+
+#: Positioned lines: at most this many lines make one text (a title set over lines, not a paragraph).
+MAX_JOINED_LINES = 4
 
 _HAS_WORD = re.compile(r"\w")
 
@@ -119,8 +125,112 @@ def title_segment_candidates(rendered: RenderedPage, blocks: list[TextBlock]) ->
     return found
 
 
+def _line_units(blocks: list[TextBlock]) -> list[TextBlock]:
+    """The blocks a person reads as lines: each merged block in place of the blocks it merges."""
+    units: list[TextBlock] = []
+    for block in blocks:
+        if block.merged:
+            prefix = block.dom_path + "/"
+            while units and (units[-1].dom_path == block.dom_path or units[-1].dom_path.startswith(prefix)):
+                units.pop()
+        units.append(block)
+    return units
+
+
+def _continues(line: TextBlock, after: TextBlock) -> bool:
+    """Whether ``after`` is the next line of the text ``line`` ends: same font size and weight, not a
+    link, the same left edge (within 2 CSS px), a box of about the same height (within 25%) starting one
+    line lower (0.8 to 1.6 of the line's height below its top)."""
+    if (after.font_size, after.font_weight, after.in_link, after.heading_level) != (
+            line.font_size, line.font_weight, line.in_link, line.heading_level) or line.in_link:
+        return False
+    if not (abs(after.x - line.x) <= 2.0 and line.height > 0 and abs(after.height - line.height) <= 0.25 * line.height):
+        return False
+    return 0.8 * line.height <= after.y - line.y <= 1.6 * line.height
+
+
+def _line_runs(blocks: list[TextBlock]) -> list[list[TextBlock]]:
+    """The runs of two to :data:`MAX_JOINED_LINES` lines of one text (see :func:`line_candidates`)."""
+    units = [unit for unit in _line_units(blocks) if math.isfinite(unit.y)]
+    if not units:
+        return []
+    chars: dict[float, int] = {}
+    for unit in units:
+        chars[unit.font_size] = chars.get(unit.font_size, 0) + len(unit.text)
+    body_size = max(chars, key=chars.__getitem__)
+    runs, start = [], 0
+    while start < len(units):
+        end = start + 1
+        while end < len(units) and _continues(units[end - 1], units[end]):
+            end += 1
+        if 2 <= end - start <= MAX_JOINED_LINES and units[start].font_size > body_size:
+            runs.append(units[start:end])
+        start = end
+    return runs
+
+
+def _joined(lines: list[TextBlock]) -> TextBlock:
+    """One candidate of the lines: the first line's style, the union of their boxes, the deepest element
+    that holds them all as its ``dom_path``, merged (the lines are its parts)."""
+    paths = [line.dom_path.split("/") for line in lines]
+    common = 0
+    while all(len(path) > common and path[common] == paths[0][common] for path in paths):
+        common += 1
+    right = max(line.x + line.width for line in lines)
+    bottom = lines[-1].y + lines[-1].height
+    return dataclasses.replace(lines[0], text=" ".join(line.text for line in lines),
+                               dom_path="/".join(paths[0][:common]), width=right - lines[0].x,
+                               height=bottom - lines[0].y, merged=True, kind="lines")
+
+
+def line_candidates(blocks: list[TextBlock]) -> list[TextBlock]:
+    """Lines of one text joined: a title set over positioned lines (pdf2htmlEX style).
+
+    Consecutive visible blocks (a merged block standing for its parts) that continue one another (same
+    font size and weight, same left edge, about the same height, one line-height apart) and are larger
+    than the page's body text (the font size that holds the most characters) are joined with a space,
+    two to :data:`MAX_JOINED_LINES` lines; longer runs are paragraphs. Pages without boxes (read
+    statically) have none.
+
+    Parameters
+    ----------
+    blocks : list of TextBlock
+        The page's visible blocks in document order (boxes in CSS px).
+
+    Returns
+    -------
+    candidates : list of TextBlock
+        ``kind="lines"``, ``merged``, the style of the first line, the union of the lines' boxes and the
+        ``dom_path`` of the deepest element that holds them all.
+
+    Examples
+    --------
+    >>> rows = [("Quarterly Review", 40, 100), ("of the Northern Fleet", 40, 148), ("The fleet grew. " * 9, 16, 300)]
+    >>> blocks = [TextBlock(t, "div", f"html[0]/body[1]/div[{i}]", size, 400, False, 50, y, 300, size * 1.2)
+    ...           for i, (t, size, y) in enumerate(rows)]
+    >>> [(c.text, c.dom_path, c.height) for c in line_candidates(blocks)]
+    [('Quarterly Review of the Northern Fleet', 'html[0]/body[1]', 96.0)]
+    """
+    return [_joined(lines) for lines in _line_runs(blocks)]
+
+
+def _with_lines(blocks: list[TextBlock]) -> list[TextBlock]:
+    """The blocks with each :func:`line_candidates` candidate right after its last line (as a merged
+    block comes right after its parts)."""
+    after = {id(lines[-1]): _joined(lines) for lines in _line_runs(blocks)}
+    if not after:
+        return blocks
+    out = []
+    for block in blocks:
+        out.append(block)
+        if id(block) in after:
+            out.append(after[id(block)])
+    return out
+
+
 def page_candidates(rendered: RenderedPage) -> list[TextBlock]:
-    """All main-entity candidates of a rendered page, in :data:`CANDIDATE_KINDS` order.
+    """All main-entity candidates of a rendered page, in :data:`CANDIDATE_KINDS` order (joined lines right
+    after their last line, among the blocks).
 
     Hidden blocks and segments are left out unless nothing on the page is visible (then all blocks are
     taken, as :func:`mainentity.recognizers.msrbfn.page_features` does); texts without a letter or
@@ -143,7 +253,8 @@ def page_candidates(rendered: RenderedPage) -> list[TextBlock]:
     >>> [(c.kind, c.text) for c in page_candidates(RenderedPage("Title | Shop", (), (h2, sub, both)))]
     [('block', 'Title'), ('block', '(Paperback)'), ('block', 'Title (Paperback)'), ('title', 'Title | Shop')]
     """
-    blocks = [block for block in rendered.blocks if not block.hidden] or list(rendered.blocks)
+    visible = [block for block in rendered.blocks if not block.hidden]
+    blocks = _with_lines(visible) if visible else list(rendered.blocks)
     segments = [segment for segment in rendered.segments if not segment.hidden]
     pool = blocks + segments
     candidates: list[TextBlock] = []

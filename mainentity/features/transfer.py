@@ -332,6 +332,102 @@ def _first_h1(candidates: Sequence[TextBlock], h1: np.ndarray) -> np.ndarray:
     return out
 
 
+def _style_columns(
+    candidates: Sequence[TextBlock], rendered: RenderedPage, stats: list, level: np.ndarray, size: np.ndarray
+) -> dict[str, np.ndarray]:
+    """The columns of the candidates' own style, layout and text: ``h1`` to ``in_link`` in the module
+    docstring's table (``size``: font sizes in CSS px, 0 where unknown)."""
+    columns = {"h1": (level == 1).astype(float), "heading": np.where(level > 0, (7.0 - level) / 6.0, 0.0),
+               "fsize_ratio": size / max(size.max(), 1e-9)}
+    distinct = np.unique(size)[::-1]
+    rank = np.searchsorted(-distinct, -size)
+    columns["fsize_rank"] = 1.0 - rank / max(len(distinct) - 1, 1)
+    columns["bold"] = np.array([candidate.bold for candidate in candidates], dtype=float)
+    columns["weight"] = np.array([candidate.font_weight for candidate in candidates], dtype=float) / 900.0
+    columns.update(_layout_columns(candidates, rendered, size))
+    columns["log_words"] = np.array([min(math.log1p(stat[1]) / math.log(101), 1.0) for stat in stats])
+    columns["upper_share"] = np.array([stat[2] for stat in stats])
+    columns["digit_share"] = np.array([stat[3] for stat in stats])
+    columns["in_link"] = np.array([candidate.in_link for candidate in candidates], dtype=float)
+    return columns
+
+
+def _title_columns(
+    candidates: Sequence[TextBlock], page: Page, rendered: RenderedPage, profile: SiteProfile,
+    normalized: list[str], terms: list, level: np.ndarray, size: np.ndarray,
+) -> dict[str, np.ndarray]:
+    """The columns that compare each candidate with the page's titles, meta titles, JSON-LD, URL slug and
+    incoming anchor texts, and with the site's name: ``title_dice`` to ``title_unsupported``."""
+    texts = [candidate.text for candidate in candidates]
+    domain, _, slug = url_parts(page.url) if page.url else ("", "", "")
+    site_names = _site_names(rendered, domain, profile.site_title_segments)
+    # a whole title that several pages of the site share names a section or the site, not this page
+    shared = profile.shared_title_texts
+    titles = [title for title in title_strings(rendered) if normalize_text(title) not in shared]
+    split_titles = [split_title(title) for title in titles]
+    # the pieces a delimiter cuts, and a whole title only when it carries no site name: "Title: Author:
+    # Shop" is no segment, a headline cut at its comma is still one
+    whole = [title for title in titles if not _holds_site_name(title, site_names)]
+    segments = [segment for segment in dict.fromkeys([*(p for pieces in split_titles for p in pieces), *whole])
+                if not _is_site_name(segment, site_names)]
+    segment_keys = {normalize_text(segment) for segment in segments}
+    title_keys = [normalize_text(title) for title in titles]
+    title_terms = frozenset(term for title in titles for term in _text_stats(title)[0])
+    meta = [title for title in rendered.meta_titles if normalize_text(title) not in shared]
+    own_title = rendered.title if rendered.title and normalize_text(rendered.title) not in shared else ""
+    dice = _dice_with_references(texts, [
+        [own_title] if own_title and not _is_site_name(own_title, site_names) else [], segments,
+        meta + [s for title in meta for s in split_title(title)],
+        jsonld_titles(page.html), [slug], list(page.anchors),
+        _prominent_texts(texts, level, size),
+    ])
+    columns = {"title_dice": dice[:, 0], "title_segment_dice": dice[:, 1]}
+    columns["title_segment_exact"] = np.array([key in segment_keys for key in normalized], dtype=float)
+    segment_terms = [terms_ for terms_ in (_text_stats(segment)[0] for segment in segments) if terms_]
+    any_segment_term = frozenset().union(*segment_terms)
+    columns["segment_recall"] = np.array([
+        0.0 if t.isdisjoint(any_segment_term) else max(len(t & st) / len(st) for st in segment_terms)
+        for t in terms])
+    last_keys = {normalize_text(pieces[-1]) for pieces in split_titles if len(pieces) >= 2}
+    columns["title_last_segment"] = np.array([key in last_keys for key in normalized], dtype=float)
+    all_titles = "\n".join(title_keys)  # normalised texts hold no newline: one substring test rules most out
+    columns["in_title"] = np.array([key in all_titles and any(_holds_words(title, key) for title in title_keys)
+                                    for key in normalized], dtype=float)
+    columns["title_precision"] = np.array([len(t & title_terms) / len(t) if t else 0.0 for t in terms])
+    columns["meta_dice"], columns["jsonld_dice"] = dice[:, 2], dice[:, 3]
+    columns["url_dice"] = dice[:, 4]
+    columns["site_name"] = np.array([_is_site_name(text, site_names) for text in texts], dtype=float)
+    columns["holds_site_name"] = np.array([_holds_site_name(text, site_names) for text in texts], dtype=float)
+    columns["anchor_dice"] = dice[:, 5]
+    is_title = np.array([candidate.kind == "title" for candidate in candidates])
+    whole_keys = set(title_keys)
+    is_whole_title = is_title | np.array([key in whole_keys for key in normalized])
+    columns["title_unsupported"] = np.where(is_whole_title, 1.0 - np.maximum(dice[:, 6], dice[:, 4]), 0.0)
+    return columns
+
+
+def _position_columns(
+    candidates: Sequence[TextBlock], normalized: list[str], computed: dict[str, np.ndarray]
+) -> dict[str, np.ndarray]:
+    """The columns of the candidate's kind and place among the page's candidates: ``kind_title`` to
+    ``best_title_dice`` (``computed``: the style and title columns, for ``h1`` and ``title_segment_dice``)."""
+    n = len(candidates)
+    columns = {}
+    is_title = np.array([candidate.kind == "title" for candidate in candidates])
+    columns["kind_title"] = is_title.astype(float)
+    width = np.array([candidate.width for candidate in candidates], dtype=float)
+    columns["in_page"] = np.where(np.isfinite(width), width > 0, 1.0)
+    columns["merged"] = np.array([candidate.merged for candidate in candidates], dtype=float)
+    columns["coverage"] = _coverage(candidates, normalized)
+    columns["order"] = np.arange(n) / n
+    counts = Counter(normalized)
+    columns["repeats"] = np.array([min(math.log1p(counts[key] - 1) / math.log(11), 1.0) for key in normalized])
+    columns["first_h1"] = _first_h1(candidates, computed["h1"])
+    best = computed["title_segment_dice"]
+    columns["best_title_dice"] = ((best == best.max()) & (best > 0)).astype(float)
+    return columns
+
+
 def candidate_features(
     candidates: Sequence[TextBlock],
     page: Page,
@@ -374,88 +470,20 @@ def candidate_features(
     [[0.0, 0.4375, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0, 1.0, 0.0]]
     """
     n = len(candidates)
-    columns: dict[str, np.ndarray] = {}
     if n == 0:
         return np.zeros((0, len(TRANSFER_FEATURES)))
+    profile = profile or SiteProfile(1)
     texts = [candidate.text for candidate in candidates]
     normalized = [normalize_text(text) for text in texts]
     stats = [_text_stats(text) for text in texts]
-    terms = [stat[0] for stat in stats]
     level = np.array([candidate.heading_level for candidate in candidates], dtype=float)
     size = np.array([candidate.font_size for candidate in candidates], dtype=float)
     size = np.where(np.isfinite(size) & (size > 0), size, 0.0)
-    columns["h1"] = (level == 1).astype(float)
-    columns["heading"] = np.where(level > 0, (7.0 - level) / 6.0, 0.0)
-    columns["fsize_ratio"] = size / max(size.max(), 1e-9)
-    distinct = np.unique(size)[::-1]
-    rank = np.searchsorted(-distinct, -size)
-    columns["fsize_rank"] = 1.0 - rank / max(len(distinct) - 1, 1)
-    columns["bold"] = np.array([candidate.bold for candidate in candidates], dtype=float)
-    columns["weight"] = np.array([candidate.font_weight for candidate in candidates], dtype=float) / 900.0
-    columns.update(_layout_columns(candidates, rendered, size))
-    columns["log_words"] = np.array([min(math.log1p(stat[1]) / math.log(101), 1.0) for stat in stats])
-    columns["upper_share"] = np.array([stat[2] for stat in stats])
-    columns["digit_share"] = np.array([stat[3] for stat in stats])
-    columns["in_link"] = np.array([candidate.in_link for candidate in candidates], dtype=float)
-
-    domain, _, slug = url_parts(page.url) if page.url else ("", "", "")
-    site_names = _site_names(rendered, domain, (profile or SiteProfile(1)).site_title_segments)
-    # a whole title that several pages of the site share names a section or the site, not this page
-    shared = (profile or SiteProfile(1)).shared_title_texts
-    titles = [title for title in title_strings(rendered) if normalize_text(title) not in shared]
-    split_titles = [split_title(title) for title in titles]
-    # the pieces a delimiter cuts, and a whole title only when it carries no site name: "Title: Author:
-    # Shop" is no segment, a headline cut at its comma is still one
-    whole = [title for title in titles if not _holds_site_name(title, site_names)]
-    segments = [segment for segment in dict.fromkeys([*(p for pieces in split_titles for p in pieces), *whole])
-                if not _is_site_name(segment, site_names)]
-    segment_keys = {normalize_text(segment) for segment in segments}
-    title_keys = [normalize_text(title) for title in titles]
-    title_terms = frozenset(term for title in titles for term in _text_stats(title)[0])
-    meta = [title for title in rendered.meta_titles if normalize_text(title) not in shared]
-    own_title = rendered.title if rendered.title and normalize_text(rendered.title) not in shared else ""
-    dice = _dice_with_references(texts, [
-        [own_title] if own_title and not _is_site_name(own_title, site_names) else [], segments,
-        meta + [s for title in meta for s in split_title(title)],
-        jsonld_titles(page.html), [slug], list(page.anchors),
-        _prominent_texts(texts, level, size),
-    ])
-    columns["title_dice"], columns["title_segment_dice"] = dice[:, 0], dice[:, 1]
-    columns["title_segment_exact"] = np.array([key in segment_keys for key in normalized], dtype=float)
-    segment_terms = [terms_ for terms_ in (_text_stats(segment)[0] for segment in segments) if terms_]
-    any_segment_term = frozenset().union(*segment_terms)
-    columns["segment_recall"] = np.array([
-        0.0 if t.isdisjoint(any_segment_term) else max(len(t & st) / len(st) for st in segment_terms)
-        for t in terms])
-    last_keys = {normalize_text(pieces[-1]) for pieces in split_titles if len(pieces) >= 2}
-    columns["title_last_segment"] = np.array([key in last_keys for key in normalized], dtype=float)
-    all_titles = "\n".join(title_keys)  # normalised texts hold no newline: one substring test rules most out
-    columns["in_title"] = np.array([key in all_titles and any(_holds_words(title, key) for title in title_keys)
-                                    for key in normalized], dtype=float)
-    columns["title_precision"] = np.array([len(t & title_terms) / len(t) if t else 0.0 for t in terms])
-    columns["meta_dice"], columns["jsonld_dice"] = dice[:, 2], dice[:, 3]
-    columns["url_dice"] = dice[:, 4]
-    columns["site_name"] = np.array([_is_site_name(text, site_names) for text in texts], dtype=float)
-    columns["holds_site_name"] = np.array([_holds_site_name(text, site_names) for text in texts], dtype=float)
-    columns["anchor_dice"] = dice[:, 5]
-    is_title = np.array([candidate.kind == "title" for candidate in candidates])
-    whole_keys = set(title_keys)
-    is_whole_title = is_title | np.array([key in whole_keys for key in normalized])
-    columns["title_unsupported"] = np.where(is_whole_title, 1.0 - np.maximum(dice[:, 6], dice[:, 4]), 0.0)
-
-    columns["kind_title"] = is_title.astype(float)
-    width = np.array([candidate.width for candidate in candidates], dtype=float)
-    columns["in_page"] = np.where(np.isfinite(width), width > 0, 1.0)
-    columns["merged"] = np.array([candidate.merged for candidate in candidates], dtype=float)
-    columns["coverage"] = _coverage(candidates, normalized)
-    columns["order"] = np.arange(n) / n
-    counts = Counter(normalized)
-    columns["repeats"] = np.array([min(math.log1p(counts[key] - 1) / math.log(11), 1.0) for key in normalized])
-    columns["first_h1"] = _first_h1(candidates, columns["h1"])
-    best = columns["title_segment_dice"]
-    columns["best_title_dice"] = ((best == best.max()) & (best > 0)).astype(float)
-
-    site = (profile or SiteProfile(1)).features(candidates, slots)
+    columns = _style_columns(candidates, rendered, stats, level, size)
+    columns.update(_title_columns(candidates, page, rendered, profile, normalized, [stat[0] for stat in stats],
+                                  level, size))
+    columns.update(_position_columns(candidates, normalized, columns))
+    site = profile.features(candidates, slots)
     for j, name in enumerate(SITE_FEATURES):
         columns[name] = site[:, j]
     return np.column_stack([columns[name] for name in TRANSFER_FEATURES])

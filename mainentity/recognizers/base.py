@@ -31,7 +31,7 @@ _REGISTRY: dict[str, str] = {
     "goose3": "mainentity.recognizers.peers:GooseRecognizer",
     "newspaper4k": "mainentity.recognizers.peers:Newspaper4kRecognizer",
     "readability-lxml": "mainentity.recognizers.peers:ReadabilityLxmlRecognizer",
-    "mozilla-readability": "mainentity.recognizers.peers:MozillaReadabilityRecognizer",
+    "mozilla-readability": "mainentity.recognizers.peer_node:MozillaReadabilityRecognizer",
 }
 
 
@@ -74,6 +74,11 @@ class Recognizer(BaseEstimator):
         for one bad page.
         """
         raise NotImplementedError
+
+    def scores_are_probabilities(self) -> bool:
+        """Whether the predictions' ``score`` is the probability that the answer is right (a calibrated
+        score), so that a report may set it against how often answers were right. ``False`` here."""
+        return False
 
     def site_statistics(self, documents: Sequence[Document]) -> object:
         """What a site-level recogniser counts over all the documents of one site, learned without labels.

@@ -9,10 +9,13 @@ Built for sites no label and no training run has touched. For each page:
 4. site-level inference (``site_vote``): on a site of several pages, the template slot that holds the
    answer on most pages wins a vote, and each page whose candidate in that slot scores within
    ``vote_margin`` of its best takes that candidate instead. No label is used;
-5. the answer's score is the calibrated probability that it is right
-   (:class:`~mainentity.models.ranker.AnswerCalibrator`, fitted on held-out folds: by site when the
-   training data has several sites, else by page; a score below every held-out one falls towards 0
-   on a logistic tail); below ``abstain_below`` the page gets no answer.
+5. the answer's score is the calibrated probability that it is right, fitted on the answers a model
+   trained without them gives to held-out folds of the training pages: whole sites when the training
+   data has several (so the mistakes it learns from are a new site's), else pages. By default the
+   calibrator reads signals of doubt besides the ranker's score (:mod:`mainentity.recognizers.doubt`:
+   the margin to the runner-up, whether the title, the first heading, ``og:title`` and JSON-LD agree,
+   text the site repeats; :class:`~mainentity.models.calibration.DoubtCalibrator`); below
+   ``abstain_below`` the page gets no answer.
 
 Training adds, for each site, one of its pages again with a generic ``<title>`` (``generic_title_share``),
 so that a title the page does not support loses to the page's own heading.
@@ -37,7 +40,6 @@ from __future__ import annotations
 import warnings
 from collections import Counter, defaultdict
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
@@ -52,11 +54,18 @@ from mainentity.features.transfer import (
     TRANSFER_FEATURES,
     candidate_features,
 )
-from mainentity.models.ranker import AnswerCalibrator, CandidateRanker, best_per_group, cross_fitted_scores
+from mainentity.models.calibration import DoubtCalibrator
+from mainentity.models.ranker import AnswerCalibrator, CandidateRanker
 from mainentity.recognizers.base import Recognizer
+from mainentity.recognizers.doubt import DOUBT_SIGNALS, doubt_signals
+from mainentity.recognizers.scored_page import ScoredPage
 from mainentity.records import Document, Page, Prediction, TextBlock
+from mainentity.text import normalize_text
 
 _SITE_COLUMNS = [TRANSFER_FEATURES.index(name) for name in SITE_FEATURES]
+
+#: Calibrators of the answers' scores (see ``calibration`` in :class:`GeneralRecognizer`).
+CALIBRATIONS = ("signals", "platt", "isotonic")
 
 
 def _by_site(documents: Sequence[Document], site_keys: Sequence[Hashable] | None = None) -> dict[Hashable, list[int]]:
@@ -71,35 +80,6 @@ def _one_site(site_ids: Sequence[str], what: str) -> None:
     """Raise ValueError when ``site_ids`` name more than one site."""
     if len(set(site_ids)) > 1:
         raise ValueError(f"{what} must be of one site; got sites {', '.join(sorted(set(site_ids)))}")
-
-
-@dataclass(frozen=True)
-class ScoredPage:
-    """A page scored in a shard: what the site vote and the page's prediction need of it.
-
-    Attributes
-    ----------
-    site_id, path, url : str
-        The page's.
-    candidates : tuple of TextBlock
-        The candidates that can still be the answer (the best, and those within ``vote_margin`` of it
-        that the vote may choose) or be listed (up to ``n_top`` distinct texts by score), in page order.
-        Empty for a page without candidates.
-    slots : tuple of str
-        Their slots (:func:`~mainentity.features.site.slot_of`).
-    scores : ndarray of shape (n_candidates,)
-        Their ranker scores (log-odds), before the vote.
-    error : str
-        Why the page has no scores ("not rendered"); empty otherwise.
-    """
-
-    site_id: str
-    path: str
-    url: str
-    candidates: tuple[TextBlock, ...] = ()
-    slots: tuple[str, ...] = ()
-    scores: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    error: str = ""
 
 
 def _shows_main_entity(document: Document) -> bool:
@@ -152,8 +132,16 @@ class GeneralRecognizer(Recognizer):
         (ranker score units, log-odds).
     calibrate : bool, default True
         Fit the answer calibrator on held-out folds; off, the score is the ranker's raw best score.
+    calibration : {"signals", "platt", "isotonic"}, default "signals"
+        The calibrator: a logistic regression on the answer's signals of doubt
+        (:func:`~mainentity.recognizers.doubt.doubt_signals`: score, margin to the runner-up, agreement of
+        the page's sources, text the site repeats; :class:`~mainentity.models.calibration.DoubtCalibrator`),
+        the same on the score alone (Platt scaling), or isotonic regression on the score
+        (:class:`~mainentity.models.ranker.AnswerCalibrator`). On the cross-site protocols the signals
+        are the best calibrated (``benchmarks/results/calibration.md``).
     n_folds : int, default 5
-        Folds for the calibrator.
+        Folds for the calibrator: whole sites when the training pages have at least this many sites
+        (the held-out answers are then those of sites the model never saw, as a new user's), else pages.
     abstain_below : float, default 0.0
         Calibrated probability under which a page gets no answer (``main_entity`` empty; the score and
         candidates are still given). 0 never abstains.
@@ -164,7 +152,11 @@ class GeneralRecognizer(Recognizer):
     Attributes
     ----------
     ranker_ : CandidateRanker
-    calibrator_ : AnswerCalibrator or None
+    calibrator_ : DoubtCalibrator, AnswerCalibrator or None
+    calibration_signals_ : ndarray of shape (n_held_out_pages, len(DOUBT_SIGNALS))
+        The signals of doubt of the held-out answers the calibrator was fitted on (empty without one).
+    calibration_correct_ : ndarray of shape (n_held_out_pages,)
+        1 where that answer was right.
     feature_names_ : tuple of str
     n_training_pages_, n_training_candidates_ : int
         Labeled pages trained on, and candidates (those of the generic-title copies included).
@@ -177,8 +169,8 @@ class GeneralRecognizer(Recognizer):
     def __init__(self, method="gbm", max_iter=200, learning_rate=0.1, max_depth=4, min_samples_leaf=40, l2=1.0,
                  monotonic=True, max_negatives=100, site_features=True, site_dropout=0.5, generic_title_share=0.5,
                  site_vote=True,
-                 vote_min_pages=3, vote_share=0.5, vote_margin=2.0, calibrate=True, n_folds=5, abstain_below=0.0,
-                 n_top=5, random_state=None):
+                 vote_min_pages=3, vote_share=0.5, vote_margin=2.0, calibrate=True, calibration="signals", n_folds=5,
+                 abstain_below=0.0, n_top=5, random_state=None):
         self.method = method
         self.max_iter = max_iter
         self.learning_rate = learning_rate
@@ -195,10 +187,15 @@ class GeneralRecognizer(Recognizer):
         self.vote_share = vote_share
         self.vote_margin = vote_margin
         self.calibrate = calibrate
+        self.calibration = calibration
         self.n_folds = n_folds
         self.abstain_below = abstain_below
         self.n_top = n_top
         self.random_state = random_state
+
+    def __setstate__(self, state: dict) -> None:
+        # a model saved before ``calibration`` was a parameter was calibrated by isotonic regression on the score
+        super().__setstate__({"calibration": "isotonic", **state})
 
     def _ranker(self) -> CandidateRanker:
         monotonic = [MONOTONIC_FEATURES.get(name, 0) for name in TRANSFER_FEATURES] if self.monotonic else None
@@ -240,14 +237,22 @@ class GeneralRecognizer(Recognizer):
 
         Candidates are labeled main entity as :func:`~mainentity.features.labels.main_entity_labels`
         says (equal to a label after normalisation, else the best token Dice >= 0.8). Documents without
-        a rendering, labels or candidates are skipped with one warning that counts them.
+        a rendering, labels or candidates are skipped with one warning that counts them. The documents
+        are taken in (site id, path) order, so their order does not change the model (same
+        ``random_state``, same pages: same model).
 
         Raises
         ------
         ValueError
-            If no document has both a main-entity candidate and another candidate.
+            If no document has both a main-entity candidate and another candidate, or ``calibration``
+            is unknown.
         """
-        usable = [d for d in documents if d.rendered is not None and d.page.main_entity]
+        if self.calibration not in CALIBRATIONS:
+            raise ValueError(f"unknown calibration {self.calibration!r}; valid: {', '.join(CALIBRATIONS)}")
+        # pages in a fixed order (site, path): the negatives sampled, the dropout drawn and the folds dealt
+        # are the same whatever order the documents arrive in (as rendering finishes), so is the model
+        usable = sorted((d for d in documents if d.rendered is not None and d.page.main_entity),
+                        key=lambda d: (d.page.site_id, d.page.path))
         rng = np.random.default_rng(self.random_state)
         augmented, site_keys = self._with_generic_titles(usable)
         features = self._page_candidates(augmented, site_keys)
@@ -279,7 +284,11 @@ class GeneralRecognizer(Recognizer):
             raise ValueError("no training document has candidates")
         X, y, groups, sites = (np.concatenate(a) for a in (rows, labels, groups, sites))
         self.ranker_ = self._ranker().fit(X, y, groups)
-        self.calibrator_ = self._fit_calibrator(X, y, groups, sites) if self.calibrate else None
+        self.calibration_signals_, self.calibration_correct_ = np.zeros((0, len(DOUBT_SIGNALS))), np.zeros(0)
+        if self.calibrate:
+            self.calibration_signals_, self.calibration_correct_ = self._held_out_answers(
+                (X, y, groups, sites), augmented, features, site_keys)
+        self.calibrator_ = self._fit_calibrator(self.calibration_signals_, self.calibration_correct_)
         self.feature_names_ = TRANSFER_FEATURES
         self.n_training_pages_ = len(rows) - n_copies
         self.n_generic_title_copies_ = n_copies
@@ -318,21 +327,55 @@ class GeneralRecognizer(Recognizer):
                 site_keys.append(("generic title", len(copies)))
         return [*documents, *copies], site_keys
 
-    def _fit_calibrator(self, X, y, groups, sites) -> AnswerCalibrator | None:
-        """Isotonic map from a page's best held-out score to whether that answer was right."""
+    def _held_out_answers(self, training, documents, features, site_keys) -> tuple[np.ndarray, np.ndarray]:
+        """Signals of doubt of the answers a model fitted without their fold gives, and whether each was right.
+
+        ``training`` is the ranker's ``(X, y, groups, sites)``; a held-out page is scored on all its
+        candidates (``features``, per document) and voted on with the other held-out pages of its site,
+        as :meth:`predict` would; right means equal to a label after normalisation (exact match).
+        """
+        X, y, groups, sites = training
         units = sites if len(np.unique(sites)) >= self.n_folds else groups
         unit_ids = np.unique(units)
         fold_of = dict(zip(unit_ids, np.random.default_rng(self.random_state).permutation(len(unit_ids))
                            % self.n_folds, strict=True))
         folds = np.array([fold_of[u] for u in units])
-        scores = cross_fitted_scores(self._ranker(), X, y, groups, folds)
-        held = ~np.isnan(scores)
-        best = best_per_group(scores[held], groups[held])
-        top_scores = np.array([scores[held][i] for i in best.values()])
-        correct = np.array([y[held][i] for i in best.values()], dtype=float)
-        if len(top_scores) == 0:
+        page_ids, first_rows = np.unique(groups, return_index=True)
+        signals, correct = [], []
+        for fold in range(self.n_folds):
+            held = folds == fold
+            if not held.any() or len(np.unique(y[~held])) < 2:
+                continue
+            ranker = self._ranker().fit(X[~held], y[~held], groups[~held])
+            pages = [int(page) for page, row in zip(page_ids, first_rows, strict=True) if folds[row] == fold]
+            scores = dict(zip(pages, self._scores([features[page][1] for page in pages], ranker), strict=True))
+            if self.site_vote:
+                for site in _by_site([documents[page] for page in pages], [site_keys[page] for page in pages]).values():
+                    self._vote([(features[pages[k]][2], scores[pages[k]]) for k in site])
+            for page in pages:
+                texts = [candidate.text for candidate in features[page][0]]
+                signals.append(doubt_signals(features[page][1], scores[page], texts))
+                wanted = {normalize_text(label) for label in documents[page].page.main_entity}
+                correct.append(normalize_text(texts[int(np.argmax(scores[page]))]) in wanted)
+        return np.array(signals).reshape(-1, len(DOUBT_SIGNALS)), np.array(correct, dtype=float)
+
+    def _fit_calibrator(self, signals: np.ndarray, correct: np.ndarray) -> DoubtCalibrator | AnswerCalibrator | None:
+        """The ``calibration`` calibrator fitted on held-out answers' signals; ``None`` without any."""
+        if len(correct) == 0:
             return None
-        return AnswerCalibrator().fit(top_scores, correct)
+        if self.calibration == "isotonic":
+            return AnswerCalibrator().fit(signals[:, 0], correct)
+        return DoubtCalibrator().fit(signals if self.calibration == "signals" else signals[:, :1], correct)
+
+    def _probability(self, signals: np.ndarray) -> float:
+        """The calibrated probability of an answer with these signals of doubt."""
+        if isinstance(self.calibrator_, AnswerCalibrator):
+            return float(self.calibrator_.predict_proba(signals[:1])[0])
+        return float(self.calibrator_.predict_proba(signals[None, :self.calibrator_.n_features_in_])[0])
+
+    def scores_are_probabilities(self) -> bool:
+        """Whether the scores are calibrated probabilities (a calibrator was fitted)."""
+        return getattr(self, "calibrator_", None) is not None
 
     def candidate_scores(self, documents: Sequence[Document]) -> list[tuple[list[TextBlock], np.ndarray]]:
         """Every candidate of every document with its ranker score, after site-level inference.
@@ -350,18 +393,40 @@ class GeneralRecognizer(Recognizer):
             moves the answer to it).
         """
         check_is_fitted(self)
+        return [(candidates, scores) for candidates, scores, _ in self._scored(documents)]
+
+    def answer_signals(self, documents: Sequence[Document]) -> np.ndarray:
+        """The signals of doubt of each document's answer (:func:`~mainentity.recognizers.doubt.doubt_signals`).
+
+        Parameters
+        ----------
+        documents : sequence of Document
+            Rendered documents; the documents of one site are profiled and voted on together.
+
+        Returns
+        -------
+        signals : ndarray of shape (n_documents, len(DOUBT_SIGNALS))
+            What the calibrator maps to :meth:`predict`'s score; ``nan`` for a page without candidates.
+        """
+        check_is_fitted(self)
+        return np.array([doubt_signals(x, scores, [c.text for c in candidates]) if candidates
+                         else np.full(len(DOUBT_SIGNALS), np.nan)
+                         for candidates, scores, x in self._scored(documents)]).reshape(-1, len(DOUBT_SIGNALS))
+
+    def _scored(self, documents: Sequence[Document]) -> list[tuple[list[TextBlock], np.ndarray, np.ndarray]]:
+        """:meth:`candidate_scores` with each page's candidate features too."""
         featured = self._page_candidates(documents)
         scores = self._scores([x for _, x, _ in featured])
-        scored = [(c, page_scores) for (c, _, _), page_scores in zip(featured, scores, strict=True)]
         if self.site_vote:
             for indices in _by_site(documents).values():
-                self._vote([(featured[i][2], scored[i][1]) for i in indices])
-        return scored
+                self._vote([(featured[i][2], scores[i]) for i in indices])
+        return [(c, page_scores, x) for (c, x, _), page_scores in zip(featured, scores, strict=True)]
 
-    def _scores(self, features: Sequence[np.ndarray]) -> list[np.ndarray]:
-        """Ranker scores of each page's candidates, from its features of shape (n_candidates, n_features)."""
+    def _scores(self, features: Sequence[np.ndarray], ranker: CandidateRanker | None = None) -> list[np.ndarray]:
+        """Scores by ``ranker`` (``ranker_`` by default) of each page's candidates, from its features of shape
+        (n_candidates, n_features)."""
         # one ranker call for all pages: per-call overhead dominates the trees' work on one page
-        all_scores = self.ranker_.decision_function(np.concatenate(features))
+        all_scores = (ranker or self.ranker_).decision_function(np.concatenate(features))
         bounds = np.cumsum([0] + [len(x) for x in features])
         return [all_scores[bounds[i]:bounds[i + 1]].copy() for i in range(len(features))]
 
@@ -395,9 +460,9 @@ class GeneralRecognizer(Recognizer):
         check_is_fitted(self)
         predictions: list[Prediction | None] = [None] * len(documents)
         renderable = [i for i, d in enumerate(documents) if d.rendered is not None]
-        scored = self.candidate_scores([documents[i] for i in renderable]) if renderable else []
-        for i, (candidates, scores) in zip(renderable, scored, strict=True):
-            predictions[i] = self._prediction(documents[i].page, candidates, scores)
+        scored = self._scored([documents[i] for i in renderable]) if renderable else []
+        for i, (candidates, scores, features) in zip(renderable, scored, strict=True):
+            predictions[i] = self._prediction(documents[i].page, candidates, scores, features)
         for i, document in enumerate(documents):
             if predictions[i] is None:
                 page = document.page
@@ -459,12 +524,14 @@ class GeneralRecognizer(Recognizer):
         renderable = [i for i, document in enumerate(documents) if document.rendered is not None]
         site = [documents[i] for i in renderable]
         candidates, slots = self._site_candidates(site)
-        scores = self._scores(self._features(site, candidates, slots, statistics)) if site else []
-        for i, *page in zip(renderable, candidates, slots, scores, strict=True):
+        features = self._features(site, candidates, slots, statistics)
+        scores = self._scores(features) if site else []
+        for i, *page in zip(renderable, candidates, slots, scores, features, strict=True):
             scored[i] = self._scored_page(documents[i].page, *page)
         return scored
 
-    def _scored_page(self, page: Page, candidates: list[TextBlock], slots: list[str], scores: np.ndarray) -> ScoredPage:
+    def _scored_page(self, page: Page, candidates: list[TextBlock], slots: list[str], scores: np.ndarray,
+                     features: np.ndarray) -> ScoredPage:
         """The page's candidates that the vote or its prediction can use (see :class:`ScoredPage`)."""
         if not candidates:
             return ScoredPage(page.site_id, page.path, page.url)
@@ -480,7 +547,7 @@ class GeneralRecognizer(Recognizer):
             listed.add(candidates[i].text)
         kept = np.flatnonzero(keep)
         return ScoredPage(page.site_id, page.path, page.url, tuple(candidates[i] for i in kept),
-                          tuple(slots[i] for i in kept), scores[kept])
+                          tuple(slots[i] for i in kept), scores[kept], features[kept])
 
     def predict_scored(self, scored: Sequence[ScoredPage]) -> list[Prediction]:
         """The predictions of one site's scored pages (:meth:`score_shard` of all its shards, in site order).
@@ -508,17 +575,18 @@ class GeneralRecognizer(Recognizer):
             self._vote([(page.slots, page_scores) for page, page_scores in zip(scored, scores, strict=True)
                         if not page.error])
         return [Prediction(page.site_id, page.path, page.url, error=page.error) if page.error
-                else self._prediction(page, list(page.candidates), page_scores)
+                else self._prediction(page, list(page.candidates), page_scores, page.features)
                 for page, page_scores in zip(scored, scores, strict=True)]
 
-    def _prediction(self, page: Page | ScoredPage, candidates: list[TextBlock], scores: np.ndarray) -> Prediction:
+    def _prediction(self, page: Page | ScoredPage, candidates: list[TextBlock], scores: np.ndarray,
+                    features: np.ndarray) -> Prediction:
         if not candidates:
             return Prediction(page.site_id, page.path, page.url, error="no text blocks")
         order = np.argsort(-scores, kind="stable")
         best = candidates[order[0]]
         score = float(scores[order[0]])
         if self.calibrator_ is not None:
-            score = float(self.calibrator_.predict_proba([score])[0])
+            score = self._probability(doubt_signals(features, scores, [candidate.text for candidate in candidates]))
         top: dict[str, None] = {}
         for i in order:  # the n_top best distinct texts, without walking the other candidates
             if len(top) >= self.n_top:

@@ -4,7 +4,7 @@ Each visible text block of a rendered page (every block, if none is visible) is 
 textblock features theta
 (:mod:`mainentity.features.textblock`), its anchor-text set gamma against the page's incoming anchor
 texts (:mod:`mainentity.features.anchortext`) and, for training, its label
-(:mod:`mainentity.features.labels`). The :class:`~mainentity.models.msrbfn.MSRBFN` scores every block
+(:mod:`mainentity.features.labels`). The :class:`~mainentity.models.msrbfn_network.MSRBFN` scores every block
 with o_1 - o_2; the page's main entity is its best-scoring block, and the blocks with o_1 > o_2 form
 the set H of candidate main entities.
 
@@ -27,7 +27,7 @@ from sklearn.utils.validation import check_is_fitted
 from mainentity.features.anchortext import anchortext_features, check_anchortext_features
 from mainentity.features.labels import main_entity_labels
 from mainentity.features.textblock import check_textblock_features, textblock_features
-from mainentity.models.msrbfn import MSRBFN
+from mainentity.models.msrbfn_network import MSRBFN
 from mainentity.recognizers.base import Recognizer
 from mainentity.records import Document, Page, Prediction, RenderedPage, TextBlock
 
@@ -91,7 +91,7 @@ class MSRBFNRecognizer(Recognizer):
     Parameters
     ----------
     m1, m2, pi, class_weight, random_state
-        As in :class:`~mainentity.models.msrbfn.MSRBFN` (M1 = M2 = 50, pi = 5 as in the paper's
+        As in :class:`~mainentity.models.msrbfn_network.MSRBFN` (M1 = M2 = 50, pi = 5 as in the paper's
         Table 2).
     textblock_features : sequence of str, default ("intitle", "fsize", "fbold")
         The set F of textblock features; may be empty.

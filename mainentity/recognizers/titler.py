@@ -4,7 +4,7 @@
   (:func:`mainentity.features.title_segments.score_segments`); learns nothing.
 - "titler-svm", "titler-knn", "titler-nb", "titler-clus": body n-gram candidates with nine features
   (:func:`mainentity.features.ngram_candidates.extract_candidates`) scored by a
-  :class:`mainentity.models.titler.TitlerClassifier`; the page's answer is the best-scored candidate.
+  :class:`mainentity.models.titler_classifier.TitlerClassifier`; the page's answer is the best-scored candidate.
 
 Training labels of Titler (:func:`mainentity.features.labels.main_entity_labels`, shared with the
 MS-RBFN): a candidate is a title when its normalised text (:func:`mainentity.text.normalize_text`)
@@ -26,7 +26,7 @@ from sklearn.utils.validation import check_is_fitted
 from mainentity.features.labels import main_entity_labels
 from mainentity.features.ngram_candidates import extract_candidates
 from mainentity.features.title_segments import LINK_WEIGHTS, score_segments
-from mainentity.models.titler import TitlerClassifier
+from mainentity.models.titler_classifier import TitlerClassifier
 from mainentity.recognizers.base import Recognizer, predict_each
 from mainentity.records import Document, Prediction
 
@@ -283,7 +283,7 @@ class TitlerSVMRecognizer(_TitlerRecognizer):
     Parameters
     ----------
     C, kernel, gamma, class_weight
-        Of :class:`mainentity.models.titler.TitlerClassifier` (``method="svm"``).{_SHARED_PARAMS_DOC}
+        Of :class:`mainentity.models.titler_classifier.TitlerClassifier` (``method="svm"``).{_SHARED_PARAMS_DOC}
     """
 
     _name = "titler-svm"
@@ -316,7 +316,7 @@ class TitlerKNNRecognizer(_TitlerRecognizer):
     Parameters
     ----------
     n_neighbors, weights
-        Of :class:`mainentity.models.titler.TitlerClassifier` (``method="knn"``).{_SHARED_PARAMS_DOC}
+        Of :class:`mainentity.models.titler_classifier.TitlerClassifier` (``method="knn"``).{_SHARED_PARAMS_DOC}
     """
 
     _name = "titler-knn"
@@ -347,7 +347,7 @@ class TitlerNBRecognizer(_TitlerRecognizer):
     Parameters
     ----------
     var_smoothing
-        Of :class:`mainentity.models.titler.TitlerClassifier` (``method="nb"``).{_SHARED_PARAMS_DOC}
+        Of :class:`mainentity.models.titler_classifier.TitlerClassifier` (``method="nb"``).{_SHARED_PARAMS_DOC}
     """
 
     _name = "titler-nb"
@@ -379,7 +379,7 @@ class TitlerClusRecognizer(_TitlerRecognizer):
     Parameters
     ----------
     n_clusters
-        Of :class:`mainentity.models.titler.TitlerClassifier` (``method="clus"``), >= 2.{_SHARED_PARAMS_DOC}
+        Of :class:`mainentity.models.titler_classifier.TitlerClassifier` (``method="clus"``), >= 2.{_SHARED_PARAMS_DOC}
     """
 
     _name = "titler-clus"

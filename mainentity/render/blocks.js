@@ -9,12 +9,28 @@
 // (<noscript> too when scripting is on) and display:none subtrees. Images and SKIP/display:none
 // children neither split a merge nor add text.
 //
+// Shadow DOM: the walk follows the flat tree a person sees. An element with an open shadow root
+// (declarative, <template shadowrootmode="open">, or attached by the page's script) shows that root's
+// children, whose dom_paths go on under "<host path>/#shadow-root[0]"; a <slot> shows the host's light
+// children assigned to it (their own light-DOM dom_paths, "<host path>/<tag>[i]") or else its fallback
+// content, and is an inline element (display: contents); light children no slot takes are not walked.
+// Closed shadow roots cannot be seen from the page: their host's light children are walked.
+//
 // Root un-hiding: a page is never hidden as a whole. `display: none`, a `visibility` other than
 // "visible" or `opacity: 0` on <html> or <body> is anti-flicker or frame-busting CSS (e.g.
 // `html { display: none }` until a script finds the page is not framed, or an A/B-testing
 // `body { visibility: hidden !important }` until a script removes it) that the page's own, blocked,
 // scripts would lift; it is overridden with inline `!important` styles before anything is measured.
 // Hiding below <body> is kept as it is. This changes the page's DOM (screenshots rely on it).
+//
+// Script source shown as text: an old page's `document.write('<SCRIPT ...></SCRIPT>')` ends its
+// script at the `</SCRIPT>` inside the string for the HTML parser, and the rest of the code becomes a
+// text node (`'); //-->`). A text node with an escaped end tag (`<\/`), a `//-->`, a
+// `document.write(` or a string concatenation (`' + name + '`) is not walked (neither a block nor a
+// part of a merge), unless it is inside an element that shows code (pre, code, samp, kbd, ...).
+//
+// Inline elements that are laid out as blocks of their own (a headline's lines in `display: block`
+// spans) are joined to their neighbours with a space in a merge, as a person reads them.
 //
 // Segments: candidates finer or coarser than a text block, for the general recogniser (not the paper's
 // blocks, which stay as they are). For each merged block: its "run"s, the maximal sequences of visible
@@ -43,9 +59,12 @@
   const INLINE = new Set([
     "a", "abbr", "b", "bdi", "bdo", "big", "br", "cite", "code", "data", "del", "dfn", "em", "font",
     "i", "ins", "kbd", "mark", "nobr", "q", "s", "samp", "small", "span", "strike", "strong", "sub",
-    "sup", "time", "tt", "u", "var", "wbr",
+    "sup", "time", "tt", "u", "var", "wbr", "slot",
   ]);
   const TRANSPARENT = new Set(["img"]);
+  // Script source shown as text (see above), outside elements that show code as code.
+  const SCRIPT_TEXT = /<\\\/[A-Za-z]|\/\/[ \t\r\n]*-->|document\.write(?:ln)?[ \t\r\n]*\(|['"][ \t\r\n]*\+[ \t\r\n]*[A-Za-z_$][A-Za-z0-9_$.]*[ \t\r\n]*\+[ \t\r\n]*['"]/;
+  const CODE = new Set(["pre", "code", "samp", "kbd", "tt", "xmp", "listing", "plaintext", "textarea"]);
   const HEADING = { h1: 1, h2: 2, h3: 3, h4: 4, h5: 5, h6: 6 };
   // ARIA headings (role="heading", aria-level default 2) count as headings of their level.
   function headingLevel(el, tag) {
@@ -162,6 +181,54 @@
     }
   }
 
+  // An inline element laid out as a block of its own (display: block, flex, ...; not floated or
+  // positioned out of the flow, as a drop cap is): the lines of a headline in block spans.
+  const BLOCK_DISPLAY = new Set(["block", "flex", "grid", "list-item", "table", "flow-root"]);
+  function ownLine(style) {
+    return BLOCK_DISPLAY.has(style.display) && style.cssFloat === "none" &&
+      style.position !== "absolute" && style.position !== "fixed";
+  }
+
+  // The children a person sees of an element, in the flat tree, as [node, dom_path] (null for
+  // non-elements): an open shadow root's children for its host (paths under "<host>/#shadow-root[0]"),
+  // the nodes assigned to a slot (their light-DOM paths under the host) or else its fallback children,
+  // otherwise the element's own children. A host's light children that no slot takes are not shown.
+  const hostPaths = new Map();
+  function shownChildren(el, tag, path) {
+    const shown = [];
+    let parent = el;
+    let base = path;
+    if (el.shadowRoot) {
+      hostPaths.set(el, path);
+      parent = el.shadowRoot;
+      base = path + "/#shadow-root[0]";
+    } else if (tag === "slot" && typeof el.assignedNodes === "function" && el.assignedNodes().length) {
+      for (const node of el.assignedNodes()) {
+        shown.push([node, node.nodeType === Node.ELEMENT_NODE ? lightPath(node) : null]);
+      }
+      return shown;
+    }
+    let index = 0;
+    for (let child = parent.firstChild; child !== null; child = child.nextSibling) {
+      if (child.nodeType !== Node.ELEMENT_NODE) {
+        shown.push([child, null]);
+        continue;
+      }
+      shown.push([child, base + "/" + child.localName.toLowerCase() + "[" + index + "]"]);
+      index += 1;
+    }
+    return shown;
+  }
+
+  // The dom_path of a host's light child (a slotted element): the host's path and its element index.
+  function lightPath(node) {
+    let index = 0;
+    for (let sibling = node.previousElementSibling; sibling !== null; sibling = sibling.previousElementSibling) {
+      index += 1;
+    }
+    return hostPaths.get(node.parentNode) + "/" + node.localName.toLowerCase() + "[" + index + "]";
+  }
+
   // Walk one displayed element; returns its pieces (raw text parts with their node, style key and
   // visibility) when its content is only text and inline formatting elements, else null. `path` is
   // its dom_path.
@@ -173,6 +240,7 @@
       visibility: style.visibility,
       boldTag: parent.boldTag || tag === "b" || tag === "strong",
       inLink: parent.inLink || (tag === "a" && el.hasAttribute("href")),
+      inCode: parent.inCode || CODE.has(tag),
       heading: ownLevel || parent.heading,
     };
     const visible = parent.visible && !visuallyHidden(el, style);
@@ -180,10 +248,10 @@
     const pieces = [];
     let inlineOnly = true;
     let nParts = 0;
-    let index = 0;
-    for (let child = el.firstChild; child !== null; child = child.nextSibling) {
+    for (const [child, childPath] of shownChildren(el, tag, path)) {
       if (child.nodeType === Node.TEXT_NODE || child.nodeType === Node.CDATA_SECTION_NODE) {
         const data = child.data;
+        if (!ctx.inCode && SCRIPT_TEXT.test(data)) continue;  // script source the parser let out
         const blank = !NON_SPACE.test(data);
         pieces.push({ text: data, node: blank ? null : child, key: blank ? null : key, visible: visible, ctx: ctx });
         if (!blank) {
@@ -194,8 +262,6 @@
       }
       if (child.nodeType !== Node.ELEMENT_NODE) continue;
       const childTag = child.localName.toLowerCase();
-      const childPath = path + "/" + childTag + "[" + index + "]";
-      index += 1;
       if (SKIP.has(childTag) || TRANSPARENT.has(childTag)) continue;
       const childStyle = getComputedStyle(child);
       if (childStyle.display === "none") continue;
@@ -204,6 +270,10 @@
         inlineOnly = false;
       } else if (childTag === "br") {
         pieces.push({ text: " ", node: null, key: null, visible: true, ctx: ctx });
+      } else if (ownLine(childStyle)) {  // a line of its own: a space on each side in the merge
+        const space = { text: " ", node: null, key: null, visible: true, ctx: ctx };
+        pieces.push(space, ...childPieces, space);
+        if (childPieces.some((piece) => piece.node !== null)) nParts += 1;
       } else {
         pieces.push(...childPieces);
         if (childPieces.some((piece) => piece.node !== null)) nParts += 1;
@@ -225,7 +295,7 @@
     const tag = doc.localName.toLowerCase();
     const style = getComputedStyle(doc);
     if (style.display !== "none") {
-      const root = { boldTag: false, inLink: false, heading: 0, visible: true };
+      const root = { boldTag: false, inLink: false, inCode: false, heading: 0, visible: true };
       visit(doc, tag, tag + "[0]", root, style);
     }
   }

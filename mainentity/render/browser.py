@@ -18,8 +18,9 @@ subresources off, but ``data:`` images are shown): such requests could only be b
 costs about 2 ms of CPU. A page counts as loaded when its document is complete and no web font is
 still loading.
 A page with more elements than ``RenderSettings.max_elements`` (:func:`markup_problem`) is refused before
-it reaches Chromium, which bounds the memory of the renderer. A crashed or hung tab is closed and
-replaced, and a failed page is retried in a fresh tab before it is
+it reaches Chromium; a renderer whose memory goes past ``RenderSettings.max_renderer_mb`` all the same
+(scripts, styles) is killed (:mod:`mainentity.render.memory`) and its page reported, not retried. A
+crashed or hung tab is closed and replaced, and a failed page is retried in a fresh tab before it is
 reported. A Chromium (or Playwright driver) that is gone, killed or out of memory, is relaunched with the
 same executable and switches, and the page retried in a tab of the new browser; a Chromium that cannot
 be kept up is given up on for the rest of the batch (:data:`MAX_LAUNCHES_WITHOUT_RENDER`).
@@ -80,8 +81,9 @@ from importlib import resources
 from urllib.parse import quote
 
 from mainentity.records import META_TITLE_KEYS, Page, RenderedPage, TextBlock
+from mainentity.render.memory import RendererMemoryCap, default_max_renderer_mb, launch_switch
 from mainentity.sitedump import SubresourceSource, SubresourceSources
-from mainentity.text import MAX_ELEMENTS, collapse_whitespace, has_more_elements
+from mainentity.text import MAX_ELEMENTS, collapse_whitespace, has_more_elements, title_text
 
 logger = logging.getLogger(__name__)
 
@@ -178,6 +180,7 @@ def default_chromium() -> str:
     return os.environ.get(CHROMIUM_ENV) or shutil.which("chromium") or "/usr/bin/chromium"
 
 
+
 @dataclass(frozen=True)
 class RenderSettings:
     """How pages are rendered.
@@ -186,9 +189,12 @@ class RenderSettings:
     ----------
     executable_path : str
         Chromium binary; by default the one the user's environment names (:func:`default_chromium`).
-    javascript : bool
+    javascript : bool or "auto"
         Run the pages' scripts. Off by default: the DOM is then the HTML5 parse of the markup (with
-        the parser's scripting flag off, so ``<noscript>`` content is parsed as markup).
+        the parser's scripting flag off, so ``<noscript>`` content is parsed as markup). ``"auto"``:
+        off, and a page whose rendering looks like an unfinished skeleton is rendered again with its
+        scripts on (:mod:`mainentity.render.scripts`, done by :func:`mainentity.render.cache.render_pages`;
+        a :class:`Renderer` itself renders ``"auto"`` with scripts off).
     viewport_width, viewport_height : int
         Viewport in CSS px (1024x768, Carullo & Binaghi 2010, section 3.4.1).
     timeout_s : float
@@ -205,12 +211,17 @@ class RenderSettings:
     max_elements : int
         A page with more start tags than this is not rendered (:func:`markup_problem`): it gets an error
         and never reaches Chromium, so its memory cannot take the pages beside it down.
+    max_renderer_mb : int
+        Cap on the resident memory of each Chromium renderer process (one per page in flight), in MB;
+        by default ``$MAINENTITY_MAX_RENDERER_MB``, else 2048
+        (:func:`default_max_renderer_mb`). A renderer above it is killed and its page gets an error
+        naming the cap (:mod:`mainentity.render.memory`); an idle renderer holds about 120 MB.
 
     Raises
     ------
     ValueError
-        If a size, the timeout, the concurrency or ``max_elements`` is not positive, or ``retries`` is
-        negative.
+        If a size, the timeout, the concurrency, ``max_elements`` or ``max_renderer_mb`` is not positive,
+        ``retries`` is negative, or ``javascript`` is not true, false or ``"auto"``.
 
     Examples
     --------
@@ -223,7 +234,7 @@ class RenderSettings:
     """
 
     executable_path: str = field(default_factory=default_chromium)
-    javascript: bool = False
+    javascript: bool | str = False
     viewport_width: int = 1024
     viewport_height: int = 768
     timeout_s: float = 20.0
@@ -231,9 +242,10 @@ class RenderSettings:
     retries: int = 1
     subresources: bool = True
     max_elements: int = MAX_ELEMENTS
+    max_renderer_mb: int = field(default_factory=default_max_renderer_mb)
 
     def __post_init__(self) -> None:
-        for name in ("viewport_width", "viewport_height", "concurrency", "max_elements"):
+        for name in ("viewport_width", "viewport_height", "concurrency", "max_elements", "max_renderer_mb"):
             value = getattr(self, name)
             if value < 1:
                 raise ValueError(f"{name} must be >= 1; got {value}")
@@ -241,6 +253,8 @@ class RenderSettings:
             raise ValueError(f"timeout_s must be > 0 seconds; got {self.timeout_s}")
         if self.retries < 0:
             raise ValueError(f"retries must be >= 0; got {self.retries}")
+        if not (isinstance(self.javascript, bool) or self.javascript == "auto"):
+            raise ValueError(f"javascript must be true, false or 'auto'; got {self.javascript!r}")
 
 
 @dataclass(frozen=True)
@@ -265,6 +279,11 @@ class RenderOutcome:
     n_subresources_blocked : int
         Requests of the page aborted: subresources not in the dump, and scripts, frames, media and
         the like, which are never served (navigations away from the page are not counted).
+    scripts : str
+        ``""`` when the page was rendered with its scripts off (or ``javascript`` is true for all);
+        with ``javascript: "auto"``, why its first rendering looked unfinished when it was rendered
+        again with scripts on and that rendering was kept
+        (:func:`mainentity.render.scripts.unfinished_reason`).
     """
 
     page: Page
@@ -273,6 +292,7 @@ class RenderOutcome:
     subresources: tuple[tuple[str, str], ...] = ()
     n_subresources_served: int = 0
     n_subresources_blocked: int = 0
+    scripts: str = ""
 
 
 def page_label(page: Page) -> str:
@@ -347,7 +367,8 @@ def parse_blocks_payload(payload: dict) -> RenderedPage:
     """Turn the decoded JSON returned by ``blocks.js`` into a :class:`RenderedPage`.
 
     Block texts, the title and meta contents are whitespace-collapsed with
-    :func:`mainentity.text.collapse_whitespace`; blocks that end up empty are dropped.
+    :func:`mainentity.text.collapse_whitespace` (the title cut at any markup,
+    :func:`mainentity.text.title_text`); blocks that end up empty are dropped.
 
     Parameters
     ----------
@@ -376,7 +397,7 @@ def parse_blocks_payload(payload: dict) -> RenderedPage:
     try:
         data = payload
         return RenderedPage(
-            title=collapse_whitespace(data["title"]),
+            title=title_text(data["title"]),
             meta=tuple((key, collapse_whitespace(content)) for key, content in data["meta"]),
             blocks=_text_blocks(data["blocks"]),
             width=float(data["width"]),
@@ -471,6 +492,10 @@ class _TabFailure(Exception):
     """An attempt failed in a way that leaves the tab unusable."""
 
 
+class _OverMemoryCap(_TabFailure):
+    """The tab's renderer was killed for going past the memory cap: the page is not retried."""
+
+
 class Renderer:
     """A headless Chromium that renders batches of pages into text blocks.
 
@@ -527,6 +552,7 @@ class Renderer:
         self._relaunching: asyncio.Lock | None = None
         self._n_launches_without_render = 0
         self._given_up = ""  # why Chromium is not relaunched again in this batch; "" while it may be
+        self._memory_cap: RendererMemoryCap | None = None
 
     # -- lifecycle -------------------------------------------------------------------------------
     @property
@@ -559,6 +585,7 @@ class Renderer:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="mainentity-render", daemon=True)
         self._thread.start()
+        self._memory_cap = RendererMemoryCap(self.settings.max_renderer_mb)
         try:
             self._call(self._start_pool())
         except Exception as exc:
@@ -577,6 +604,7 @@ class Renderer:
         self._thread.join(timeout=10)
         self._loop.close()
         self._loop = self._thread = None
+        self._memory_cap.close()
 
     def _call(self, coro, timeout: float | None = None):
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result(timeout)
@@ -589,18 +617,21 @@ class Renderer:
             self._pool.put_nowait(None)  # tabs are opened on first use
 
     async def _launch(self) -> None:
-        """Start a Playwright driver and a Chromium in it (``self._executable``, :func:`chromium_args`)."""
+        """Start a Playwright driver and a Chromium in it (``self._executable``, :func:`chromium_args`),
+        its renderers under the memory cap."""
         from playwright.async_api import async_playwright
 
         playwright = await async_playwright().start()
+        switch = launch_switch()
         try:
             browser = await playwright.chromium.launch(
-                executable_path=self._executable, headless=True, args=chromium_args(self.settings)
+                executable_path=self._executable, headless=True, args=[*chromium_args(self.settings), switch]
             )
         except Exception:
             await playwright.stop()
             raise
         self._playwright, self._browser = playwright, browser
+        self._memory_cap.watch(switch)
 
     async def _shutdown(self) -> None:
         if self._browser is not None:
@@ -666,7 +697,7 @@ class Renderer:
         s = self.settings
         context = await self._browser.new_context(
             viewport={"width": s.viewport_width, "height": s.viewport_height},
-            java_script_enabled=s.javascript,
+            java_script_enabled=s.javascript is True,
             service_workers="block",
             accept_downloads=False,
         )
@@ -803,7 +834,7 @@ class Renderer:
             raise
         except Exception as exc:
             raise _TabFailure(f"could not open a tab: {_first_line(exc)}") from exc
-        healthy = False
+        healthy, n_kills = False, self._memory_cap.n_kills
         try:
             outcome = await asyncio.wait_for(self._extract(tab, page, files), self.settings.timeout_s)
             healthy = True
@@ -811,13 +842,12 @@ class Renderer:
         except asyncio.TimeoutError:
             raise _TabFailure(f"timed out after {self.settings.timeout_s:g} s") from None
         except Exception as exc:
-            if tab.crashed:
-                raise _TabFailure("the renderer tab crashed") from exc
+            if tab.crashed or (not isinstance(exc, _TabFailure) and "crash" in str(exc).lower()):
+                tab.crashed = True
+                over_cap = self._memory_cap.claim_kill(since=n_kills)
+                raise (_OverMemoryCap(over_cap) if over_cap else _TabFailure("the renderer tab crashed")) from exc
             if isinstance(exc, _TabFailure):
                 raise
-            if "crash" in str(exc).lower():
-                tab.crashed = True
-                raise _TabFailure("the renderer tab crashed") from exc
             raise _TabFailure(_first_line(exc)) from exc
         finally:
             self._release(tab, healthy)
@@ -834,9 +864,11 @@ class Renderer:
             except _TabFailure as exc:
                 reasons.append(str(exc))
                 logger.info("%s: attempt %d failed: %s", page_label(page), attempt + 1, exc)
+                if isinstance(exc, _OverMemoryCap):
+                    break  # it would only grow as large again
         detail = reasons[-1] if len(set(reasons)) == 1 else "; ".join(reasons)
         return RenderOutcome(
-            page, None, f"{page_label(page)}: render failed after {n_attempts} attempt(s): {detail}"
+            page, None, f"{page_label(page)}: render failed after {len(reasons)} attempt(s): {detail}"
         )
 
     def render(
@@ -847,7 +879,8 @@ class Renderer:
         A page that fails (timeout, crash, navigation away, bad markup) is retried ``settings.retries``
         times in a fresh tab, then yielded with ``rendered=None`` and an error naming it; the batch goes
         on. A page over ``settings.max_elements`` (:func:`markup_problem`) is yielded with its error at
-        once, without Chromium. ``pages`` is consumed lazily.
+        once, without Chromium; one whose renderer went past ``settings.max_renderer_mb`` after its
+        first attempt. ``pages`` is consumed lazily.
 
         Parameters
         ----------

@@ -46,6 +46,7 @@ from mainentity.render.browser import (
     browser_version,
     load_url,
 )
+from mainentity.render.scripts import shows_more, unfinished_reason
 from mainentity.sitedump import SubresourceSource, SubresourceSources
 
 logger = logging.getLogger(__name__)
@@ -158,6 +159,7 @@ def dump_outcome(outcome: RenderOutcome) -> bytes:
             "subresources": outcome.subresources,
             "n_subresources_served": outcome.n_subresources_served,
             "n_subresources_blocked": outcome.n_subresources_blocked,
+            "scripts": outcome.scripts,
         },
         ensure_ascii=False,
         separators=(",", ":"),
@@ -196,6 +198,7 @@ def _outcome_from_json(data: bytes, page: Page) -> RenderOutcome:
         subresources=tuple((url, sha256) for url, sha256 in obj["subresources"]),
         n_subresources_served=obj["n_subresources_served"],
         n_subresources_blocked=obj["n_subresources_blocked"],
+        scripts=obj.get("scripts", ""),
     )
 
 
@@ -379,6 +382,33 @@ def release_renderers() -> None:
         renderer.close()
 
 
+def _with_scripts_on_demand(
+    outcomes: list[RenderOutcome], settings: RenderSettings, subresources: SubresourceSources
+) -> list[RenderOutcome]:
+    """``outcomes`` (scripts off) with each page whose rendering looks unfinished
+    (:func:`~mainentity.render.scripts.unfinished_reason`) rendered again with its scripts on, once,
+    within ``settings.timeout_s``; the second rendering is kept when it shows more
+    (:func:`~mainentity.render.scripts.shows_more`), else, and when it fails or times out (a page whose
+    scripts loop), the first."""
+    reasons = {id(o): unfinished_reason(o.page, o.rendered) for o in outcomes if o.rendered is not None}
+    again = [o.page for o in outcomes if reasons.get(id(o))]
+    if not again:
+        return outcomes
+    scripts_on = dataclasses.replace(settings, javascript=True, retries=0,
+                                     concurrency=min(settings.concurrency, len(again)))
+    with Renderer(scripts_on) as scripted:
+        second = {(o.page.site_id, o.page.path): o for o in scripted.render(again, subresources)}
+    kept = []
+    for outcome in outcomes:
+        other = second.get((outcome.page.site_id, outcome.page.path)) if reasons.get(id(outcome)) else None
+        if other is not None and other.rendered is not None and shows_more(other.rendered, outcome.rendered):
+            outcome = dataclasses.replace(other, scripts=reasons[id(outcome)])
+        kept.append(outcome)
+    logger.info("%d of %d pages rendered again with scripts on, %d kept", len(again), len(outcomes),
+                sum(1 for o in kept if o.scripts))
+    return kept
+
+
 def render_pages(
     pages: Iterable[Page],
     settings: RenderSettings = RenderSettings(),  # noqa: B008 (frozen dataclass)
@@ -463,7 +493,10 @@ def render_pages(
             if renderer is None:
                 renderer = Renderer(settings)
             renderer.start()  # idempotent: a caller's running renderer is reused
-            for outcome in renderer.render(misses, subresources):
+            outcomes = renderer.render(misses, subresources)
+            if settings.javascript == "auto":
+                outcomes = _with_scripts_on_demand(list(outcomes), settings, subresources)
+            for outcome in outcomes:
                 if cache is not None and outcome.rendered is not None:
                     cache.put(outcome, settings, subresources.for_page(outcome.page))
                 n_rendered += 1

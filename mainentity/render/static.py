@@ -30,6 +30,12 @@ is approximated from styles:
   its displayed text with a line break around each element not in the inline set (``text-transform``
   is not applied).
 
+A page with a declarative shadow root (``<template shadowrootmode>``) that holds anything is not read
+(``ValueError``: the shadow tree has its own style sheets and slots, which the renderer walks);
+:mod:`mainentity.render_few` then renders it. An empty one (a saved page's browser-extension host)
+shows nothing of its host's content, as in Chromium. A skeleton page that its scripts build
+(:mod:`mainentity.render.scripts`) is not read either.
+
 Pages are read as the renderer's default settings load them: scripts off (``<noscript>`` content is
 walked), a 1024x768 viewport for ``@media``. Not reproduced: Chromium's parser cap on tree depth
 (512; deeper elements become siblings there), ``@container`` queries, CSS nesting, ``calc()`` values
@@ -38,17 +44,17 @@ scaling (``math-depth``: sub- and superscripts are 0.71 times smaller there), te
 accumulated offsets of positioned ancestors (e.g. ``top: -505px`` on a wrapper of a fixed header) or
 other layout, and the text of a zero-width character that layout gives a box.
 
-Agreement with the renderer (``benchmarks/static_reader_agreement.py``), over the rendering's visible
-blocks: all are matched by ``(dom_path, text)`` on the sample shop (1653 blocks), 100 christianbook
-pages (56926) and the 93 readability-realworld pages (50411), with the same font size (0.998 on
-readability, a MathJax page), bold and heading level; titles, meta tags and segments equal.
+Agreement with the renderer (:mod:`mainentity.render.static_agreement`,
+``benchmarks/static_reader_agreement.py``), over the rendering's visible blocks: all are matched by
+``(dom_path, text)`` on the sample shop (1653 blocks), 100 christianbook pages (56926) and the 93
+readability-realworld pages (50411), with the same font size (0.998 on readability, a MathJax page),
+bold and heading level; titles, meta tags and segments equal.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from urllib.parse import urljoin
@@ -58,9 +64,10 @@ from tinycss2.color3 import parse_color
 
 from mainentity.records import Page, RenderedPage, TextBlock
 from mainentity.render.browser import META_KEYS, load_url, page_label
+from mainentity.render.scripts import unfinished_reason
 from mainentity.render.static_css import Cascade, is_quirks, length_px
 from mainentity.sitedump import SubresourceSource
-from mainentity.text import collapse_whitespace
+from mainentity.text import collapse_whitespace, title_text
 
 NAN = float("nan")
 
@@ -69,9 +76,24 @@ SKIP = frozenset({"head", "script", "style", "template", "iframe", "noembed", "n
 #: Inline formatting elements whose content merges into the parent's block (as in ``blocks.js``).
 INLINE = frozenset(
     "a abbr b bdi bdo big br cite code data del dfn em font i ins kbd mark nobr q s samp small span strike "
-    "strong sub sup time tt u var wbr".split()
+    "strong sub sup time tt u var wbr slot".split()
 )
+#: A declarative shadow root; the renderer walks it.
+_SHADOW_TEMPLATE = "template[shadowrootmode]"
+_EMPTY_TEMPLATE = re.compile(r"<template[^>]*>\s*</template>")
+#: Elements that can host a shadow root (and custom elements, whose names hold a hyphen).
+_SHADOW_HOSTS = frozenset("article aside blockquote body div footer h1 h2 h3 h4 h5 h6 header main nav p section span"
+                          .split())
 _TRANSPARENT = frozenset({"img"})
+#: Script source the HTML parser let out as text (``SCRIPT_TEXT`` of ``blocks.js``): an escaped end tag,
+#: ``//-->``, ``document.write(`` or a string concatenation; kept inside the elements that show code.
+_SCRIPT_TEXT = re.compile(
+    r"<\\/[A-Za-z]|//[ \t\r\n]*-->|document\.write(?:ln)?[ \t\r\n]*\(|"
+    r"['\"][ \t\r\n]*\+[ \t\r\n]*[A-Za-z_$][A-Za-z0-9_$.]*[ \t\r\n]*\+[ \t\r\n]*['\"]"
+)
+_CODE = frozenset({"pre", "code", "samp", "kbd", "tt", "xmp", "listing", "plaintext", "textarea"})
+#: Displays of an element laid out as a block of its own (``BLOCK_DISPLAY`` of ``blocks.js``).
+_BLOCK_DISPLAY = frozenset({"block", "flex", "grid", "list-item", "table", "flow-root"})
 _HEADING = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _BOXLESS = frozenset({"textarea", "select", "option", "optgroup"})
 #: Font sizes (CSS px) of the keywords xx-small ... xxx-large at a 16 px medium (Chromium's table).
@@ -106,6 +128,7 @@ class _Style:
     display: str = "inline"
     off_page: bool = False  # positioned off the page, this element or an ancestor
     visually_hidden: bool = False  # blocks.js's visuallyHidden, from styles
+    own_line: bool = False  # blocks.js's ownLine: a block of its own in the flow (not floated, not positioned)
 
 
 _ROOT_PARENT = _Style(16.0, "medium", False, False, 400, "visible", (0.0, 0.0, 0.0, 1.0), False, "block")
@@ -167,6 +190,8 @@ def _compute_style(declarations: tuple[tuple[str, str], ...], parent: _Style, re
         display=parent.display if display == "inherit" else display,
         off_page=off_page,
         visually_hidden=clipped or squeezed or off_page or values.get("opacity") in ("0", "0%", "0.0"),
+        own_line=(display in _BLOCK_DISPLAY and values.get("float", "none") == "none"
+                  and position not in ("absolute", "fixed")),
     )
 
 
@@ -225,10 +250,10 @@ def _color(value: str | None, parent: tuple) -> tuple:
 class _Context:
     """What a block inherits from its element and ancestors (``ctx`` in ``blocks.js``)."""
 
-    __slots__ = ("style", "bold_tag", "in_link", "heading", "visible", "boxless", "in_svg", "hidden")
+    __slots__ = ("style", "bold_tag", "in_link", "heading", "visible", "boxless", "in_svg", "in_code", "hidden")
 
     def __init__(self, style: _Style, bold_tag: bool, in_link: bool, heading: int, visible: bool,
-                 boxless: bool, in_svg: bool = False) -> None:
+                 boxless: bool, in_svg: bool = False, in_code: bool = False) -> None:
         self.style = style
         self.bold_tag = bold_tag
         self.in_link = in_link
@@ -236,6 +261,7 @@ class _Context:
         self.visible = visible  # no visually hidden ancestor (for "visible" segments)
         self.boxless = boxless  # the text has no box of its own (textarea, select, SVG)
         self.in_svg = in_svg
+        self.in_code = in_code  # inside an element that shows code (script-like text is kept there)
         self.hidden = (style.visibility != "visible" or boxless or style.font_size <= 0 or style.off_page
                        or style.text_indent_off)
 
@@ -281,6 +307,7 @@ class _Walk:
         self.segments: list[TextBlock] = []
         self.flow: list[str] = []  # displayed text in document order, for heading segments
         self.rem = 16.0
+        self.empty_shadows = False  # the page has empty declarative shadow roots: their hosts show nothing
 
     def style_of(self, node, tag: str, parent: _Style) -> _Style:
         return _compute_style(self.cascade.declarations(node, tag), parent, self.rem)
@@ -293,6 +320,7 @@ class _Walk:
             parent.in_link or (tag == "a" and "href" in attributes), own_level or parent.heading,
             parent.visible and not (style.visually_hidden or style.visibility != "visible"),
             _boxless(tag, parent), (parent.in_svg or tag == "svg") and tag != "foreignobject",
+            parent.in_code or tag in _CODE,
         )
         key = (style.font_size, style.font_weight, style.color)
         pieces: list[tuple] = []  # (text, has a node, style key, visible, ctx)
@@ -301,9 +329,9 @@ class _Walk:
         start = len(self.flow)
         if block_level:
             self.flow.append("\n")
-        child = el.first_child
+        child = None if self.empty_shadows and _hosts_shadow(el, tag) else el.first_child
         while child is not None:
-            if child.is_text_node:
+            if child.is_text_node and (ctx.in_code or _SCRIPT_TEXT.search(child.text_content or "") is None):
                 data = child.text_content or ""
                 blank = _NON_SPACE.search(data) is None
                 pieces.append((data, not blank, None if blank else key, ctx.visible, ctx))
@@ -327,6 +355,10 @@ class _Walk:
                         elif child_tag == "br":
                             pieces.append((" ", False, None, True, ctx))
                             self.flow.append("\n")
+                        elif child_style.own_line:  # a line of its own: a space on each side in the merge
+                            space = (" ", False, None, True, ctx)
+                            pieces.extend((space, *child_pieces, space))
+                            n_parts += any(piece[1] for piece in child_pieces)
                         else:
                             pieces.extend(child_pieces)
                             n_parts += any(piece[1] for piece in child_pieces)
@@ -364,6 +396,13 @@ class _Walk:
                 self._segment("".join(texts), tag, path, run_ctx, "run")
 
 
+def _hosts_shadow(el, tag: str) -> bool:
+    """Whether ``el`` holds a declarative shadow root that Chromium attaches."""
+    if tag not in _SHADOW_HOSTS and "-" not in tag:
+        return False
+    return any(child.tag == "template" and "shadowrootmode" in child.attributes for child in el.iter())
+
+
 def _title(tree) -> str:
     """``document.title``: the text children of the first HTML ``<title>`` (not an SVG one)."""
     for node in tree.css("title"):
@@ -372,7 +411,7 @@ def _title(tree) -> str:
             foreign = ancestor.tag in ("svg", "math")
             ancestor = ancestor.parent
         if not foreign:
-            return collapse_whitespace(node.text(deep=False))
+            return title_text(node.text(deep=False))
     return ""
 
 
@@ -410,7 +449,9 @@ def read_static(page: Page, subresources: SubresourceSource | None = None) -> Re
     Raises
     ------
     ValueError
-        If the page cannot be parsed or walked (the message names the page).
+        If the page cannot be parsed or walked, holds a declarative shadow root (the renderer walks it,
+        with the shadow tree's own styles and slots), or is a skeleton its scripts fill
+        (:func:`mainentity.render.scripts.unfinished_reason`); the message names the page.
 
     Examples
     --------
@@ -427,18 +468,24 @@ def read_static(page: Page, subresources: SubresourceSource | None = None) -> Re
     """
     try:
         tree = LexborHTMLParser(page.html)
+        shadows = [_EMPTY_TEMPLATE.fullmatch(node.html or "") is None for node in tree.css(_SHADOW_TEMPLATE)]
+        shadow = any(shadows)
         url = load_url(page)
         base = tree.css_first("base[href]")
         base_url = urljoin(url, (base.attributes.get("href") or "").strip()) if base is not None else url
         walk = _Walk(Cascade(tree, base_url, url, page.path, subresources, is_quirks(page.html)))
+        walk.empty_shadows = bool(shadows)
         root = tree.root
-        if root is not None:
+        if root is not None and not shadow:
             _walk_root(walk, root)
-        return RenderedPage(
-            _title(tree), _meta(tree), tuple(walk.blocks), NAN, NAN, tuple(walk.segments)
-        )
+        rendered = RenderedPage(_title(tree), _meta(tree), tuple(walk.blocks), NAN, NAN, tuple(walk.segments))
     except Exception as exc:  # one page's failure is reported with its name, never a crash of a batch
         raise ValueError(f"{page_label(page)}: static read failed: {type(exc).__name__}: {exc}") from exc
+    if shadow:
+        raise ValueError(f"{page_label(page)}: a declarative shadow root: its styles and slots need the renderer")
+    if reason := unfinished_reason(page, rendered):
+        raise ValueError(f"{page_label(page)}: a skeleton its scripts fill ({reason}): left to the renderer")
+    return rendered
 
 
 def _walk_root(walk: _Walk, root) -> None:
@@ -483,87 +530,3 @@ def read_static_pages(
             yield page, read_static(page, subresources_of(page) if subresources_of is not None else None), ""
         except ValueError as exc:
             yield page, None, str(exc)
-
-
-@dataclass(frozen=True)
-class Agreement:
-    """How a static reading agrees with a rendering of the same page, on the rendering's visible blocks.
-
-    Attributes
-    ----------
-    n_visible : int
-        Visible (``hidden=False``) blocks of the rendering.
-    n_static_visible : int
-        Visible blocks of the static reading.
-    n_matched : int
-        Visible blocks of the rendering with a visible static block of the same ``(dom_path, text)``
-        (multisets: each static block matches once).
-    n_font_size, n_bold, n_heading_level : int
-        Matched blocks whose font size agrees within ``size_tolerance`` CSS px, whose ``bold`` and whose
-        ``heading_level`` are equal.
-    n_blocks, n_blocks_matched : int
-        All blocks of the rendering, and those with a static block of the same ``(dom_path, text,
-        hidden)`` (the hidden flag compared).
-    n_segments, n_segments_matched : int
-        Segments of the rendering, and those with a static one of the same ``(kind, dom_path, text)``.
-    """
-
-    n_visible: int
-    n_static_visible: int
-    n_matched: int
-    n_font_size: int
-    n_bold: int
-    n_heading_level: int
-    n_blocks: int = 0
-    n_blocks_matched: int = 0
-    n_segments: int = 0
-    n_segments_matched: int = 0
-
-
-def agreement(static: RenderedPage, rendered: RenderedPage, size_tolerance: float = 0.5) -> Agreement:
-    """Compare a static reading with the renderer's reading of the same page.
-
-    Parameters
-    ----------
-    static, rendered : RenderedPage
-        From :func:`read_static` and from the renderer.
-    size_tolerance : float
-        Largest font size difference, in CSS px, that counts as equal.
-
-    Returns
-    -------
-    agreement : Agreement
-
-    >>> block = TextBlock("A", "h1", "html[0]/body[1]/h1[0]", 32.0, 700, True, 8, 8, 50, 37, heading_level=1)
-    >>> agreement(RenderedPage("", (), (replace(block, font_size=32.2),)), RenderedPage("", (), (block,)))
-    Agreement(n_visible=1, n_static_visible=1, n_matched=1, n_font_size=1, n_bold=1, n_heading_level=1, \
-n_blocks=1, n_blocks_matched=1, n_segments=0, n_segments_matched=0)
-    """
-    waiting: dict[tuple[str, str], list[TextBlock]] = {}
-    static_visible = [block for block in static.blocks if not block.hidden]
-    for block in static_visible:
-        waiting.setdefault((block.dom_path, block.text), []).append(block)
-    visible = [block for block in rendered.blocks if not block.hidden]
-    n_matched = n_size = n_bold = n_level = 0
-    for block in visible:
-        candidates = waiting.get((block.dom_path, block.text))
-        if not candidates:
-            continue
-        other = candidates.pop(0)
-        n_matched += 1
-        n_size += abs(other.font_size - block.font_size) <= size_tolerance
-        n_bold += other.bold == block.bold
-        n_level += other.heading_level == block.heading_level
-    n_blocks_matched = _n_common(static.blocks, rendered.blocks, ("dom_path", "text", "hidden"))
-    n_segments_matched = _n_common(static.segments, rendered.segments, ("kind", "dom_path", "text"))
-    return Agreement(
-        len(visible), len(static_visible), n_matched, n_size, n_bold, n_level, len(rendered.blocks),
-        n_blocks_matched, len(rendered.segments), n_segments_matched,
-    )
-
-
-def _n_common(first: Iterable[TextBlock], second: Iterable[TextBlock], fields: tuple[str, ...]) -> int:
-    """Size of the multiset intersection of two block lists, blocks compared on ``fields``."""
-    counts = Counter(tuple(getattr(block, name) for name in fields) for block in first)
-    counts &= Counter(tuple(getattr(block, name) for name in fields) for block in second)
-    return sum(counts.values())

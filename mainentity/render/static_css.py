@@ -47,7 +47,7 @@ logger = logging.getLogger(__name__)
 PROPERTIES = frozenset(
     {
         "display", "visibility", "font-size", "font-weight", "font-family", "color", "opacity", "clip",
-        "clip-path", "overflow-x", "overflow-y", "width", "height", "position", "left", "top", "text-indent",
+        "clip-path", "overflow-x", "overflow-y", "width", "height", "position", "left", "top", "text-indent", "float",
     }
 )
 

@@ -1,0 +1,89 @@
+"""Figures of the reports: matplotlib (the ``report`` extra) imported on demand, files written atomically.
+
+Plots use matplotlib's object-oriented API with the Agg canvas (no pyplot, no global backend change).
+:func:`plot_reliability` draws the reliability diagram of an evaluation report
+(:func:`mainentity.evaluation.report.reliability_table`).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+
+
+def import_matplotlib():
+    """``(matplotlib, Figure)``.
+
+    Raises
+    ------
+    ImportError
+        If matplotlib is not installed (the message gives the pip command).
+    """
+    try:
+        import matplotlib
+        from matplotlib.figure import Figure
+    except ImportError as err:
+        raise ImportError(
+            f"the reports draw their plots with matplotlib, which is not installed ({err}); "
+            "install it with: pip install 'mainentity[report]'"
+        ) from err
+    return matplotlib, Figure
+
+
+def save_figure(figure, stem: Path, formats: tuple[str, ...] = ("svg", "png")) -> tuple[Path, ...]:
+    """Write ``stem.<format>`` for each format (PNG at 150 dpi), each through a temporary file and os.replace."""
+    paths = []
+    for fmt in formats:
+        path = stem.with_suffix(f".{fmt}")
+        handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        os.close(handle)
+        try:
+            metadata = {"Date": None} if fmt == "svg" else {"Software": None}
+            figure.savefig(tmp, format=fmt, dpi=150, bbox_inches="tight", metadata=metadata)
+            os.chmod(tmp, 0o644)  # mkstemp creates 0600; a report is meant to be read
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        paths.append(path)
+    return tuple(paths)
+
+
+def plot_reliability(table: pd.DataFrame, ece: float, path: Path) -> Path:
+    """Draw a reliability diagram into the PNG file ``path``: per score bin, accuracy against mean score.
+
+    Parameters
+    ----------
+    table : DataFrame
+        :func:`~mainentity.evaluation.report.reliability_table` (``bin``, ``n_pages``, ``mean_score``,
+        ``accuracy``).
+    ece : float
+        Its expected calibration error, shown in the title.
+    path : Path
+        Where the PNG goes (``.png``).
+
+    Returns
+    -------
+    path : Path
+
+    Raises
+    ------
+    ImportError
+        If matplotlib is not installed.
+    """
+    _, Figure = import_matplotlib()
+    figure = Figure(figsize=(4.5, 4.5))
+    axes = figure.add_subplot()
+    axes.plot([0, 1], [0, 1], linestyle="--", color="grey", linewidth=1, label="calibrated")
+    lows = [float(label.split("-")[0]) for label in table["bin"]]
+    axes.bar(lows, table["accuracy"], width=0.1, align="edge", alpha=0.35, edgecolor="black", label="accuracy")
+    axes.plot(table["mean_score"], table["accuracy"], marker="o", color="C0", label="accuracy at mean score")
+    for low, accuracy, n_pages in zip(lows, table["accuracy"], table["n_pages"], strict=True):
+        axes.annotate(str(n_pages), (low + 0.05, accuracy), ha="center", va="bottom", fontsize=7)
+    axes.set(xlim=(0, 1), ylim=(0, 1.05), xlabel="score (calibrated probability)", ylabel="exact match",
+             title=f"Reliability (ECE {ece:.3f}; pages per bin)")
+    axes.legend(loc="upper left", fontsize=8)
+    return save_figure(figure, path.with_suffix(""), ("png",))[0]

@@ -1,0 +1,100 @@
+"""A calibrator of answers from several signals of doubt, on plain arrays.
+
+:class:`~mainentity.models.ranker.AnswerCalibrator` maps the ranker's best score alone to a probability. On
+a site no training page came from, the score says little: the ranker is sure of every answer its features
+like, right or wrong (ECE 0.13 to 0.23 on pages of sites never seen). :class:`DoubtCalibrator` is a
+logistic regression (Platt scaling [1]_ with more inputs than the score, as in Niculescu-Mizil & Caruana
+[2]_) over signals a new site's wrong answers show: a small margin to the runner-up, sources of the page
+that do not agree with the answer, text the site repeats on its pages. It is fitted on answers given on
+held-out sites, so the mistakes it learns from are those of a model on a site it never saw.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.linear_model import LogisticRegression
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.validation import check_array, check_is_fitted
+
+
+class DoubtCalibrator(BaseEstimator):
+    """Probability that a page's answer is right, from its signals of doubt.
+
+    ``p = sigmoid(w . standardise(signals) + b)``, fitted by L2-regularised logistic regression on
+    answers given on held-out pages (1 when the answer was right), each weighted as given.
+
+    Parameters
+    ----------
+    l2 : float, default 1.0
+        Inverse of scikit-learn's ``C``: larger pulls the weights towards 0 (the probability towards the
+        held-out accuracy).
+
+    Attributes
+    ----------
+    scaler_ : StandardScaler
+    model_ : LogisticRegression or None
+        ``None`` when every held-out answer had the same outcome; then the probability is ``constant_``.
+    constant_ : float
+        The held-out accuracy, with one added right and one added wrong answer (Laplace), so a calibrator
+        that saw only right answers does not claim certainty.
+    n_features_in_ : int
+
+    References
+    ----------
+    .. [1] Platt (1999), "Probabilistic outputs for support vector machines and comparisons to
+       regularized likelihood methods", Advances in Large Margin Classifiers.
+    .. [2] Niculescu-Mizil & Caruana (2005), "Predicting good probabilities with supervised learning", ICML.
+
+    Examples
+    --------
+    >>> signals = np.array([[5.0, 3.0], [4.0, 2.5], [1.0, 0.1], [0.5, 0.2], [4.5, 0.3], [1.5, 2.0]])
+    >>> calibrator = DoubtCalibrator().fit(signals, np.array([1, 1, 0, 0, 1, 0]))
+    >>> p = calibrator.predict_proba(np.array([[5.0, 3.0], [0.5, 0.1]]))
+    >>> bool(p[0] > 0.5 > p[1])
+    True
+    """
+
+    def __init__(self, l2=1.0):
+        self.l2 = l2
+
+    def fit(self, signals, correct, sample_weight=None) -> DoubtCalibrator:
+        """Fit on ``signals`` of shape (n_pages, n_signals) and ``correct`` of shape (n_pages,).
+
+        ``sample_weight`` of shape (n_pages,), optional: the weight of each held-out answer.
+
+        Raises
+        ------
+        ValueError
+            If the lengths differ, there is no page, or a signal is not finite.
+        """
+        signals = check_array(signals)
+        correct = np.asarray(correct, dtype=float)
+        if len(correct) != len(signals):
+            raise ValueError(f"need one correctness per row of signals; got {len(correct)} and {len(signals)}")
+        weights = np.ones(len(correct)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+        self.n_features_in_ = signals.shape[1]
+        self.scaler_ = StandardScaler().fit(signals)
+        self.constant_ = float((np.sum(weights * correct) + 1.0) / (np.sum(weights) + 2.0))
+        self.model_ = None
+        if len(np.unique(correct)) == 2:
+            self.model_ = LogisticRegression(C=1.0 / self.l2).fit(
+                self.scaler_.transform(signals), correct.astype(int), sample_weight=weights)
+        return self
+
+    def predict_proba(self, signals) -> np.ndarray:
+        """Probability in [0, 1] that each answer is right; ``signals`` of shape (n_pages, n_signals).
+
+        Raises
+        ------
+        ValueError
+            If the number of signals differs from the fitted one.
+        """
+        check_is_fitted(self)
+        signals = check_array(signals, ensure_min_samples=0)
+        if signals.shape[1] != self.n_features_in_:
+            raise ValueError(f"signals have {signals.shape[1]} columns; the calibrator was fitted with "
+                             f"{self.n_features_in_}")
+        if self.model_ is None or len(signals) == 0:
+            return np.full(len(signals), self.constant_)
+        return self.model_.predict_proba(self.scaler_.transform(signals))[:, 1]

@@ -1,0 +1,268 @@
+"""Read the records of one WARC file: pages, where its stylesheets, fonts and images lie, and damage.
+
+See the package docstring (:mod:`mainentity.warc`) for what becomes a page and how a damaged file is
+read on (:func:`iter_warc`).
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from mainentity.records import Page
+from mainentity.sitedump import MAX_PAGE_BYTES, PageFailure, PageReadError, decode_html, sniff_html
+from mainentity.warc.http_payload import decode_http_payload
+from mainentity.warc.subresources import UNKNOWN_TYPES, SubresourceRecord, subresource_type
+
+#: Content types of HTML pages.
+HTML_TYPES = ("text/html", "application/xhtml+xml")
+
+_GZIP_MAGIC = b"\x1f\x8b\x08"
+_WARC_MAGIC = b"WARC/1."
+_CONTENT_LENGTH = re.compile(rb"^content-length:\s*(\d+)", re.I | re.M)
+_SEARCH_CHUNK = 1 << 20
+#: Bytes of an undecodable payload kept to sniff whether it is a page.
+_PRESCAN_HEAD = 1024
+
+
+@dataclass
+class WarcCounts:
+    """What the records of the WARC files were (counts of records).
+
+    Attributes
+    ----------
+    n_pages : int
+        HTML responses with status 200 that became pages (decoded or failed).
+    n_subresources : int
+        Status-200 stylesheets, fonts and images kept to serve to the pages (:func:`subresource_type`).
+    n_revisits : int
+        ``revisit`` records (skipped).
+    n_not_html : int
+        Status-200 responses of another content type (skipped).
+    n_other_status : int
+        Responses with a status other than 200 (skipped).
+    n_other_records : int
+        Records of other types (``request``, ``warcinfo``, ``metadata``, ...).
+    n_damaged : int
+        Places where a file was truncated or corrupt.
+    n_duplicates : int
+        Page records skipped because an earlier record had the same ``WARC-Record-ID`` (the same file
+        given twice, a ``.warc`` beside its ``.warc.gz``) or the same URL (:func:`url_key`; a re-crawl).
+    """
+
+    n_pages: int = 0
+    n_subresources: int = 0
+    n_revisits: int = 0
+    n_not_html: int = 0
+    n_other_status: int = 0
+    n_other_records: int = 0
+    n_damaged: int = 0
+    n_duplicates: int = 0
+
+    def summary(self) -> str:
+        """One log line.
+
+        >>> WarcCounts(n_pages=3, n_subresources=2, n_revisits=1).summary()  # doctest: +NORMALIZE_WHITESPACE
+        'WARC: 3 HTML pages, 2 stylesheets, fonts and images kept to serve them; skipped 1 revisits,
+        0 other responses, 0 responses not 200, 0 duplicate pages; 0 other records; 0 damaged'
+        """
+        return (f"WARC: {self.n_pages} HTML pages, {self.n_subresources} stylesheets, fonts and images kept to "
+                f"serve them; skipped {self.n_revisits} revisits, {self.n_not_html} other responses, "
+                f"{self.n_other_status} responses not 200, {self.n_duplicates} duplicate pages; "
+                f"{self.n_other_records} other records; {self.n_damaged} damaged")
+
+
+def site_of(url: str) -> str:
+    """The site id of a URL: its host, lower-cased, with the port when the URL names one.
+
+    >>> site_of("https://Shop.Example/p/1.html"), site_of("http://shop.example:8080/")
+    ('shop.example', 'shop.example:8080')
+    """
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    return f"{host}:{parts.port}" if parts.port else host
+
+
+def iter_warc(
+    file: str | Path, counts: WarcCounts | None = None
+) -> Iterator[Page | PageFailure | SubresourceRecord]:
+    """Yield the HTML pages of one WARC file in file order, where its stylesheets, fonts and images lie,
+    and a failure for each bad record or damage.
+
+    Pages carry no labels; see the module docstring for what becomes a page. The payload of a
+    stylesheet, font or image is not read here (:func:`read_subresource` reads it). ``counts`` is
+    updated in place. A damaged place yields ``PageFailure(str(file), "@<offset>", reason)`` and reading resumes at
+    the next record start found after it.
+
+    Raises
+    ------
+    ImportError
+        If FastWARC is not installed.
+    """
+    try:
+        from fastwarc.warc import ArchiveIterator, WarcRecordType
+    except ImportError as error:
+        raise ImportError("reading WARC files needs FastWARC: pip install -e '.[crawl]'") from error
+
+    counts = counts if counts is not None else WarcCounts()
+    file = Path(file)
+    gz = file.name.lower().endswith(".gz")
+    size = file.stat().st_size
+    start: int | None = 0
+    damage: tuple[int, str] | None = None  # where the damage being skipped began, and why
+    while start is not None and start < size:
+        last = None  # byte offset of the last record read whole in this pass
+        last_item, counts_before_last = None, counts
+        error = None
+        with file.open("rb") as stream:
+            stream.seek(start)
+            try:
+                for record in ArchiveIterator(stream, parse_http=True):
+                    offset = record.stream_pos  # FastWARC counts from the file's start, even after a seek
+                    counts_before = WarcCounts(**vars(counts))
+                    try:
+                        item = _record_item(record, WarcRecordType, counts, file, offset)
+                    except Exception as exc:  # noqa: BLE001 - one record's content is one failure, at its offset
+                        vars(counts).update(vars(counts_before))
+                        counts.n_damaged += 1
+                        item = PageFailure(str(file), f"@{offset}", f"unreadable WARC record at byte {offset}: {exc}")
+                    if damage is not None:  # a whole record after the damage: report it once
+                        yield _damage_failure(file, damage, resumed_at=start)
+                        damage = None
+                    last, last_item, counts_before_last = offset, item, counts_before
+                    if item is not None:
+                        yield item
+            except Exception as exc:  # noqa: BLE001 - FastWARC raises OSError, ValueError, ...
+                error = exc
+        if error is not None:
+            at = last if last is not None else start
+            reason = f"corrupt WARC data at byte {at}: {error}"
+        else:
+            at = _trailing_damage(file, last if last is not None else start, gz)
+            if at is None:
+                break
+            if at == last and isinstance(last_item, PageFailure):  # the cut page already has its failure row
+                counts.n_damaged += 1
+                break
+            if at == last:  # the cut record (say, cut in its HTTP headers) is damage, not a record of its type
+                vars(counts).update(vars(counts_before_last))
+            reason = f"truncated or unreadable WARC record at byte {at}"
+        if damage is None:
+            counts.n_damaged += 1
+            damage = (at, reason)
+        start = _next_record_start(file, at + 1, gz)
+    if damage is not None:
+        yield _damage_failure(file, damage, resumed_at=None)
+
+
+def _damage_failure(file: Path, damage: tuple[int, str], resumed_at: int | None) -> PageFailure:
+    at, reason = damage
+    resumed = f"; reading resumed at byte {resumed_at}" if resumed_at is not None else "; nothing readable after it"
+    return PageFailure(str(file), f"@{at}", f"{reason}{resumed}")
+
+
+def _record_item(
+    record, record_types, counts: WarcCounts, file: Path, offset: int
+) -> Page | PageFailure | SubresourceRecord | None:
+    """The page (or failure) or subresource a record gives, or ``None`` for a record that is skipped
+    (and counted)."""
+    if record.record_type == record_types.revisit:
+        counts.n_revisits += 1
+        return None
+    if record.record_type != record_types.response or record.http_headers is None:
+        counts.n_other_records += 1
+        return None
+    if record.http_headers.status_code != 200:
+        counts.n_other_status += 1
+        return None
+    content_type = (record.http_content_type or "").lower()
+    url = record.headers.get("WARC-Target-URI", "")
+    try:
+        urlsplit(url).port  # noqa: B018 - parses the host and port, raising on a malformed one
+    except ValueError as error:
+        raise ValueError(f"malformed WARC-Target-URI {url!r}: {error}") from None
+    if content_type not in HTML_TYPES and content_type not in UNKNOWN_TYPES:  # no payload to read
+        return _subresource_item(record, counts, file, offset, url)
+    raw = record.reader.read(MAX_PAGE_BYTES + 1)
+    try:
+        if len(raw) > MAX_PAGE_BYTES:
+            raise ValueError(f"payload over the limit of {MAX_PAGE_BYTES} bytes: not read")
+        payload, undecodable = decode_http_payload(raw, record.http_headers.get("Content-Encoding") or "",
+                                                   record.http_headers.get("Transfer-Encoding") or ""), None
+    except ValueError as error:
+        payload, undecodable = raw[:_PRESCAN_HEAD], error
+    if content_type not in HTML_TYPES and not sniff_html(payload):
+        return _subresource_item(record, counts, file, offset, url)
+    record_id = record.record_id or f"{file.name}@{offset}"
+    counts.n_pages += 1
+    site_id = site_of(url)
+    if undecodable is None and record.reader.tell() < record.content_length:
+        return PageFailure(site_id, record_id, f"{file}@{offset}: record truncated "
+                           f"({record.reader.tell()} of {record.content_length} bytes)", url)
+    if undecodable is not None:
+        return PageFailure(site_id, record_id, f"{file}@{offset}: {undecodable}", url)
+    try:
+        html = decode_html(payload, url, http_charset=record.http_charset)
+    except PageReadError as error:
+        return PageFailure(site_id, record_id, str(error).removeprefix(f"{url}: "), url)
+    return Page(site_id, record_id, url, html)
+
+
+def _subresource_item(record, counts: WarcCounts, file: Path, offset: int, url: str) -> SubresourceRecord | None:
+    """Where the record lies when it is a stylesheet, font or image (:func:`subresource_type`), else
+    ``None`` (counted as another response)."""
+    served_type = subresource_type(record.http_headers.get("Content-Type") or "", url)
+    if served_type is None:
+        counts.n_not_html += 1
+        return None
+    counts.n_subresources += 1
+    return SubresourceRecord(url, str(file), offset, served_type)
+
+
+def _trailing_damage(file: Path, last: int, gz: bool) -> int | None:
+    """Offset of unread bytes after the record at ``last`` (a truncated last record), or ``None``.
+
+    FastWARC ends without an error on a truncated last record; the bytes after the last record read
+    whole tell it: a ``.warc.gz`` member must end and leave nothing but padding, a ``.warc`` record must
+    be as long as its ``Content-Length`` says.
+    """
+    with file.open("rb") as stream:
+        stream.seek(last)
+        rest = stream.read()
+    if gz:
+        inflater = zlib.decompressobj(wbits=31)
+        try:
+            inflater.decompress(rest)
+        except zlib.error:
+            return last
+        if not inflater.eof:
+            return last
+        leftover = inflater.unused_data
+    else:
+        head_end = rest.find(b"\r\n\r\n")
+        length = _CONTENT_LENGTH.search(rest[:head_end]) if head_end >= 0 else None
+        if length is None or len(rest) < head_end + 4 + int(length.group(1)):
+            return last
+        leftover = rest[head_end + 4 + int(length.group(1)):]
+    if not leftover.strip(b"\r\n\0 "):
+        return None
+    return last + len(rest) - len(leftover)
+
+
+def _next_record_start(file: Path, after: int, gz: bool) -> int | None:
+    """The first offset at or after ``after`` where a gzip member (``.warc.gz``) or ``WARC/1.`` starts."""
+    magic = _GZIP_MAGIC if gz else _WARC_MAGIC
+    with file.open("rb") as stream:
+        stream.seek(after)
+        position, tail = after, b""
+        while chunk := stream.read(_SEARCH_CHUNK):
+            found = (tail + chunk).find(magic)
+            if found >= 0:
+                return position - len(tail) + found
+            tail = chunk[-(len(magic) - 1):]
+            position += len(chunk)
+    return None

@@ -1,0 +1,82 @@
+"""Scripts on demand (mainentity.render.scripts): skeleton pages are told apart and, with ``javascript: auto``,
+rendered again with their scripts on; a page whose scripts loop keeps its first rendering."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from mainentity.config import config_from_dict
+from mainentity.records import Page, RenderedPage, TextBlock
+from mainentity.render import RenderSettings, render_pages
+from mainentity.render.scripts import MAX_SKELETON_WORDS, unfinished_reason
+from mainentity.render.static import read_static
+
+BUILD = ("<script>const state = JSON.parse(document.getElementById('__NEXT_DATA__').textContent);"
+         "document.getElementById('app').innerHTML = '<h1>' + state.job.title + '</h1><p>' + state.job.text + '</p>';"
+         "document.title = state.job.title + ' | Careers';</script>")
+
+
+def skeleton_page(title: str = "Harbour crane operator", script: str = BUILD, path: str = "job.htm") -> Page:
+    """A job posting whose server HTML is a skeleton: generic title, loading placeholder, state as JSON."""
+    state = {"job": {"title": title, "text": "Operate the quay cranes on the night shift. " * 8}}
+    html = ("<!DOCTYPE html><html><head><title>Careers</title></head><body><header>Northport Logistics</header>"
+            "<div id='app'><div class='skeleton-line'>Loading...</div></div>"
+            "<noscript>You need to enable JavaScript to run this app.</noscript>"
+            f"<script id='__NEXT_DATA__' type='application/json'>{json.dumps(state)}</script>{script}"
+            "</body></html>")
+    return Page("jobs", path, f"https://jobs.northport.example/{path}", html)
+
+
+def text_page(html_extra: str = "") -> Page:
+    words = "The crane lifts containers from the ship to the quay all night long. " * 8
+    return Page("jobs", "about.htm", "https://jobs.northport.example/about.htm",
+                f"<title>About</title><h1>About us</h1><p>{words}</p>{html_extra}")
+
+
+def test_a_skeleton_is_unfinished_and_a_page_with_text_is_not():
+    page = skeleton_page()
+    shown = RenderedPage("Careers", (), (TextBlock("Loading...", "div", "html[0]/body[1]/div[1]/div[0]", 16, 400,
+                                                   False, 8, 30, 80, 18),))
+    assert unfinished_reason(page, shown) == "1 words; noscript asks for JavaScript; loading placeholder; inline state"
+    # the same signs on a page that shows its text (server-rendered, state shipped too): finished
+    state = "<script id='__NEXT_DATA__' type='application/json'>{}</script><noscript>Enable JavaScript</noscript>"
+    page = text_page(state)
+    rendered = read_static(page)
+    assert sum(len(b.text.split()) for b in rendered.blocks if not b.merged) >= MAX_SKELETON_WORDS
+    assert unfinished_reason(page, rendered) == ""
+    # few words and no sign of scripts: a short page, not a skeleton
+    short = Page("s", "a.htm", "http://s.test/a", "<title>Hi</title><p>Hello there</p>")
+    assert unfinished_reason(short, read_static(short)) == ""
+
+
+def test_the_static_reader_leaves_a_skeleton_to_the_renderer():
+    with pytest.raises(ValueError, match="jobs/job.htm: a skeleton its scripts fill .*inline state"):
+        read_static(skeleton_page())
+
+
+def test_javascript_auto_is_a_render_setting_and_a_config_value():
+    assert RenderSettings(javascript="auto").javascript == "auto"
+    with pytest.raises(ValueError, match="javascript must be true, false or 'auto'"):
+        RenderSettings(javascript="sometimes")
+    assert config_from_dict({"render": {"javascript": "auto"}}).render.javascript == "auto"
+
+
+@pytest.mark.browser
+def test_auto_renders_a_skeleton_again_with_scripts_and_keeps_the_rest(tmp_path):
+    loops = skeleton_page(script="<script>while (true) {}</script>", path="loops.htm")
+    pages = [skeleton_page(), loops, text_page()]
+    settings = RenderSettings(javascript="auto", concurrency=2, timeout_s=10)
+    outcomes = {o.page.path: o for o in render_pages(pages, settings, tmp_path)}
+    built = outcomes["job.htm"]
+    assert built.error == "" and built.scripts.endswith("inline state")
+    assert built.rendered.title == "Harbour crane operator | Careers"
+    assert [b.text for b in built.rendered.blocks if b.heading_level == 1] == ["Harbour crane operator"]
+    # the looping page's scripts never finish: its first rendering (scripts off) is kept
+    assert outcomes["loops.htm"].error == "" and outcomes["loops.htm"].scripts == ""
+    assert "Loading..." in [b.text for b in outcomes["loops.htm"].rendered.blocks]
+    assert outcomes["about.htm"].scripts == ""
+    # the cache gives the kept rendering back, with its reason
+    again = {o.page.path: o for o in render_pages(pages[:1], settings, tmp_path)}
+    assert again["job.htm"].scripts == built.scripts and again["job.htm"].rendered == built.rendered
