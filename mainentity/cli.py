@@ -37,9 +37,14 @@ def build_parser() -> argparse.ArgumentParser:
     predict.add_argument("paths", nargs="+", metavar="[MODEL] INPUT",
                          help="a model directory written by 'train' or a shipped model's name (default: the "
                               "general model), then one or more inputs: site dump directories, datasets of site "
-                              "dumps, WARC files (.warc, .warc.gz) or folders of them")
-    predict.add_argument("-o", "--output", required=True, help="output file, .jsonl or .csv (resumed if it exists)")
-    predict.add_argument("--base-url", help="URL prefix for pages without a manifest or <base href>")
+                              "dumps, WARC files (.warc, .warc.gz) or folders of them, HTML files, or - (one "
+                              "page on standard input)")
+    predict.add_argument("-o", "--output", default="-",
+                         help="output file, .jsonl or .csv, resumed if it exists and the same model wrote it "
+                              "(default -: JSON Lines on standard output)")
+    predict.add_argument("--overwrite", action="store_true", help="replace the output instead of resuming it")
+    predict.add_argument("--base-url", help="URL prefix for pages without a manifest or <base href> (for -: "
+                                            "the page's URL)")
     predict.add_argument("--retry-errors", action="store_true",
                          help="predict again the pages whose rows in the output have an error")
     predict.add_argument("--render", choices=("always", "auto"), dest="render_policy",
@@ -73,8 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
     explain = commands.add_parser(
         "explain", help="draw the predicted main entity and the top candidates on a screenshot of a page"
     )
-    explain.add_argument("model", help="a model directory written by 'train' or a shipped model's name")
-    explain.add_argument("page", help="an HTML file")
+    explain.add_argument("paths", nargs="+", metavar="[MODEL] PAGE",
+                         help="a model directory written by 'train' or a shipped model's name (default: the "
+                              "general model), then an HTML file")
     explain.add_argument("-o", "--output", required=True, help="PNG file to write")
     explain.add_argument("--url", help="the page's URL (default: its <base href> or file URI)")
     explain.add_argument("--top", type=int, default=5, help="how many candidate boxes to draw")
@@ -93,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     annotate = commands.add_parser(
         "annotate", help="label the main entity of each page of a site dump in the browser (writes its manifest.jsonl)"
     )
-    annotate.add_argument("site_dump", help="site dump directory (or a dataset of one site)")
+    annotate.add_argument("site_dump", nargs="?", help="site dump directory (or a dataset of one site)")
     annotate.add_argument("--model", nargs="?", const="general", metavar="MODEL",
                           help="pre-select a model's answers with their scores and order the pages by lowest score "
                                "first: a model directory or a shipped model's name; --model alone: the shipped "
@@ -124,37 +130,112 @@ def _model_and_input(paths: Sequence[str], what: str) -> tuple[str | None, str]:
 def _model_and_inputs(paths: Sequence[str]) -> tuple[str | None, list[str]]:
     """``[MODEL] INPUT...`` -> ``(model or None for the default, inputs)``.
 
-    With several paths the first is the model unless it is itself an input (a WARC file, or a
-    directory that is not a model directory and holds a dataset, a site dump or WARC files); so
-    ``predict MODEL DUMP`` and ``predict DUMP_A DUMP_B`` both mean what they say.
+    With several paths the first is the model unless it is itself an input (a WARC file, an HTML file,
+    ``-``, or a directory that is not a model directory and holds a dataset, a site dump or WARC files);
+    so ``predict MODEL DUMP``, ``predict DUMP_A DUMP_B`` and ``predict a.html b.html`` all mean what they say.
     """
+    from mainentity.loading import is_page_input
     from mainentity.model_store import is_model_reference
     from mainentity.sitedump import is_input_directory
     from mainentity.warc import is_warc_input
 
     first = paths[0]
-    if len(paths) == 1 or (not is_model_reference(first) and (is_warc_input(first) or is_input_directory(first))):
+    if len(paths) == 1 or (not is_model_reference(first) and (
+            is_page_input(first) or is_warc_input(first) or is_input_directory(first))):
         return None, list(paths)
     return first, list(paths[1:])
 
 
+def _must_exist(path: str, what: str) -> None:
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{what} {path!r} does not exist")
+
+
+def _check_paths(paths: Sequence[str], what: str) -> None:
+    """Each of ``[MODEL] INPUT...`` exists (the first may name a shipped model; ``-`` is standard input)."""
+    from mainentity.model_store import pretrained_names
+
+    for index, path in enumerate(paths):
+        if path != "-" and not (index == 0 and len(paths) > 1 and path in pretrained_names()):
+            _must_exist(path, what)
+
+
+def _check_arguments(args: argparse.Namespace):
+    """Refuse missing files, wrong output names and bad configs before any model or input loads.
+
+    Returns the loaded config for ``train`` (None otherwise). Raises FileNotFoundError or ValueError.
+    """
+    if args.command == "train":
+        from mainentity.config import load_config
+
+        config = load_config(args.config)
+        logger.info("train %s: reading the datasets ...", config.name)
+        return config
+    if args.command == "predict":
+        from mainentity.prediction_writer import check_output_path
+
+        check_output_path(args.output)
+        _check_paths(args.paths, "input")
+    elif args.command == "evaluate":
+        _check_paths(args.paths, "dataset")
+    elif args.command == "explain":
+        if not args.output.lower().endswith(".png"):
+            raise ValueError(f"explain writes a PNG screenshot: the output must end in .png; got {args.output}")
+        _check_paths(args.paths, "page")
+    elif args.command == "annotate":
+        if args.site_dump is None and args.model not in (None, "general") and os.path.isdir(args.model):
+            # `annotate --model DUMP`: --model alone (the general model), then the site dump
+            args.site_dump, args.model = args.model, "general"
+        if args.site_dump is None:
+            raise ValueError("annotate needs a site dump: mainentity annotate SITE_DUMP [--model [MODEL]]")
+        _must_exist(args.site_dump, "site dump")
+    elif args.command == "clean":
+        _must_exist(args.site_dump, "site dump")
+    elif args.command == "benchmark":
+        _must_exist(args.config, "benchmark config")
+    elif args.command == "agreement":
+        _must_exist(args.labels_a, "label file")
+        _must_exist(args.labels_b, "label file")
+    if args.command in ("predict", "evaluate", "explain"):
+        logger.info("%s: loading the model and the inputs ...", args.command)
+    return None
+
+
+def _headline(summary_csv) -> str:
+    """The headline figures of a report's ``summary.csv``: ROUGE-1 F1 with its 95% interval, exact, pages."""
+    import csv
+
+    with open(summary_csv, encoding="utf-8") as file:
+        rows = list(csv.DictReader(file))
+    if not rows:
+        return "no page was scored"
+    row = rows[0]
+    interval = (f" [{float(row['rouge1_f_low']):.3f}, {float(row['rouge1_f_high']):.3f}]"
+                if row.get("rouge1_f_low") else "")
+    return (f"ROUGE-1 F1 {float(row['rouge1_f']):.3f}{interval}, exact {float(row['exact']):.3f} "
+            f"on {row['n_pages']} pages ({row['n_errors']} errors)")
+
+
 def run_command(args: argparse.Namespace) -> int:
     """Carry out a parsed command; returns the exit status."""
+    config = _check_arguments(args)  # before anything slow: a wrong path or flag is told at once
     from mainentity import runs
-    from mainentity.config import load_config
-    from mainentity.model_store import ship_model
 
     if args.command == "train":
-        run_dir = runs.train(load_config(args.config))
+        from mainentity.model_store import ship_model
+
+        run_dir = runs.train(config)
         reported = (run_dir / "report.md").is_file()
         print(f"model{' and report' if reported else ''} written to {run_dir}")
+        if reported:
+            print(_headline(run_dir / "summary.csv"))
         if args.ship:
             print(f"model shipped to {ship_model(run_dir)}")
     elif args.command == "predict":
         model, inputs = _model_and_inputs(args.paths)
         if args.workers is None and args.scheduler is None:
             n_rows = runs.predict(model, inputs, args.output, base_url=args.base_url, retry_errors=args.retry_errors,
-                                  render_policy=args.render_policy)
+                                  render_policy=args.render_policy, overwrite=args.overwrite)
         else:
             from contextlib import ExitStack
 
@@ -168,12 +249,14 @@ def run_command(args: argparse.Namespace) -> int:
                              else f"a local Dask cluster of {args.workers} workers")
                     raise ValueError(f"cannot reach {where}: {error}") from error
                 n_rows = runs.predict(model, inputs, args.output, base_url=args.base_url,
-                                      retry_errors=args.retry_errors, cluster=cluster)
-        print(f"{n_rows} rows written to {args.output}")
+                                      retry_errors=args.retry_errors, cluster=cluster, overwrite=args.overwrite)
+        where = "standard output" if args.output == "-" else args.output
+        print(f"{n_rows} rows written to {where}", file=sys.stderr if args.output == "-" else sys.stdout)
     elif args.command == "evaluate":
         model, dataset = _model_and_input(args.paths, "DATASET")
         out_dir = runs.evaluate(model, dataset, args.output, render_policy=args.render_policy)
         print(f"report written to {out_dir / 'report.md'}")
+        print(_headline(out_dir / "summary.csv"))
     elif args.command == "benchmark":
         from mainentity.comparison.compare import run_benchmark
         from mainentity.config import load_benchmark_config
@@ -189,7 +272,8 @@ def run_command(args: argparse.Namespace) -> int:
     elif args.command == "explain":
         from mainentity.explain import explain
 
-        prediction = explain(args.model, args.page, args.output, url=args.url, top_k=args.top)
+        model, page = _model_and_input(args.paths, "PAGE")
+        prediction = explain(model, page, args.output, url=args.url, top_k=args.top)
         print(f"{prediction.main_entity!r} (score {prediction.score:.3f}); screenshot written to {args.output}")
     elif args.command == "clean":
         from pathlib import Path
@@ -227,6 +311,12 @@ def run_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _warning_line(message, category, filename, lineno, line=None) -> str:
+    """A warning as one log line of its message, without the source line that raised it."""
+    return logging.Formatter("%(asctime)s WARNING mainentity: %(message)s").format(
+        logging.makeLogRecord({"msg": str(message)})) + "\n"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv``, set up logging, run the command. Errors in the input exit with status 2."""
     args = build_parser().parse_args(argv)
@@ -235,11 +325,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
-    # Dask logs every worker's start and stop at INFO: only its warnings, unless asked for debug messages
+    # Dask logs every worker's start and stop at INFO: only its warnings, unless asked for debug messages.
+    # Through its config in the environment: Dask sets its loggers' levels from it when imported, in this
+    # process and in the worker processes a local cluster starts.
+    os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "debug" if args.verbose else "warning")
     logging.getLogger("distributed").setLevel(logging.DEBUG if args.verbose else logging.WARNING)
     if args.chromium:
         # through the environment, so that the browsers of cluster workers this command starts use it too
         os.environ["MAINENTITY_CHROMIUM"] = args.chromium
+    import warnings
+
+    formatwarning, warnings.formatwarning = warnings.formatwarning, _warning_line
     try:
         return run_command(args)
     except (ValueError, FileNotFoundError, ImportError) as error:
@@ -254,6 +350,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             logger.error("interrupted; rows and files already written are kept: run the same command again to resume")
         return 130
+    finally:
+        warnings.formatwarning = formatwarning
 
 
 if __name__ == "__main__":

@@ -5,7 +5,10 @@ screenshot pixel is one CSS px), predicts its main entity exactly as ``mainentit
 draws on a full-page screenshot:
 
 - the predicted main entity's box, in red, labeled ``main entity`` with its score;
-- the boxes of the other top-``k`` candidate text blocks, in blue, labeled ``#rank`` and their score.
+- the boxes of the other top-``k`` candidate text blocks, in blue, labeled ``#rank`` and their score;
+- a legend below the page: one line per box with its score and text (also logged);
+
+and cuts a page taller than :data:`MAX_HEIGHT` px to the region from just above its highest box down.
 
 Scores are o_1 - o_2 of the MS-RBFN (Carullo & Binaghi 2010, section 3.3) for recognisers that have
 ``block_scores``; for the others only the predicted box and the candidates whose text matches a
@@ -23,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from mainentity.loading import read_page_file
 from mainentity.model_store import load_trained_model
 from mainentity.pipeline import (
     KnownDocuments,
@@ -32,8 +36,7 @@ from mainentity.pipeline import (
     predict_pages,
     render_settings,
 )
-from mainentity.records import Page, Prediction, TextBlock
-from mainentity.sitedump import MANIFEST_NAME, SubresourceSources, decode_html, page_url
+from mainentity.records import Prediction, TextBlock
 
 logger = logging.getLogger(__name__)
 
@@ -44,8 +47,10 @@ PREDICTED_COLOR = (220, 20, 20)
 CANDIDATE_COLOR = (20, 90, 220)
 #: Label font size in px.
 FONT_SIZE = 15
-#: How many directory levels above a page file are searched for its site dump's manifest.
-_MAX_DUMP_DEPTH = 4
+#: The tallest screenshot explain writes, in px (legend not counted): a long page is cut around its boxes.
+MAX_HEIGHT = 2000
+#: How far above the highest box a cut screenshot starts, in px.
+CROP_MARGIN = 200
 
 
 @dataclass(frozen=True)
@@ -120,34 +125,6 @@ def _located_candidates(prediction: Prediction, blocks: tuple[TextBlock, ...], t
     return found[:top_k]
 
 
-def _read_page(
-    page_path: Path, url: str | None, anchor_url_pattern: str | None
-) -> tuple[Page, list[Page], SubresourceSources]:
-    """The page and, when the file lies in a site dump with a manifest, every page of that dump, with
-    what serves their subresources.
-
-    Inside a site dump the page gets its manifest URL and its incoming anchor texts, as ``predict``
-    gives them; a lone file gets its ``<base href>`` or file URI and no anchors.
-    """
-    from mainentity.loading import load_pages
-
-    file = page_path.resolve()
-    if not file.is_file():
-        raise FileNotFoundError(f"page {str(page_path)!r} is not a file")
-    for dump_dir in file.parents[:_MAX_DUMP_DEPTH]:
-        if (dump_dir / MANIFEST_NAME).is_file():
-            loaded = load_pages([str(dump_dir)], anchor_url_pattern=anchor_url_pattern)
-            site_pages = list(loaded.pages)
-            relative = file.relative_to(dump_dir).as_posix()
-            page = next((p for p in site_pages if p.path == relative), None)
-            if page is not None:
-                return (Page(page.site_id, page.path, url, page.html, page.main_entity, page.anchors)
-                        if url else page), site_pages, loaded.subresources
-    html = decode_html(file.read_bytes(), file.name)
-    page = Page(file.parent.name, file.name, url or page_url(html, file.name, file), html)
-    return page, [page], SubresourceSources()
-
-
 def _font(size: int):
     from PIL import ImageFont
 
@@ -157,8 +134,36 @@ def _font(size: int):
         return ImageFont.load_default(size=size)
 
 
-def _draw(png: Path, predicted: Candidate | None, others: list[Candidate]) -> None:
-    """Outline the boxes on the screenshot and label each with its rank and score, in place."""
+def crop_rows(height: int, boxes: list[tuple[float, float, float, float]], max_height: int) -> tuple[int, int]:
+    """The rows ``(top, bottom)`` of a screenshot kept so that it is at most ``max_height`` px tall: all of it
+    when it fits, else the region from just above the highest box (:data:`CROP_MARGIN` px) down.
+
+    >>> crop_rows(900, [(0, 500, 10, 20)], 2000), crop_rows(15000, [(0, 9000, 10, 20)], 2000)
+    ((0, 900), (8800, 10800))
+    """
+    if height <= max_height:
+        return 0, height
+    top = max(0, int(min((y for _, y, _, _ in boxes), default=0)) - CROP_MARGIN)
+    bottom = min(height, top + max_height)
+    return max(0, bottom - max_height), bottom
+
+
+def _legend_lines(predicted: Candidate | None, others: list[Candidate]) -> list[tuple[str, tuple]]:
+    """One line per drawn box: its name, score and text (cut to 90 characters), with its colour."""
+    items = ([("main entity", predicted, PREDICTED_COLOR)] if predicted is not None else [])
+    items += [(f"#{rank}", candidate, CANDIDATE_COLOR) for rank, candidate in enumerate(others, start=2)]
+    lines = []
+    for name, candidate, color in items:
+        score = "" if math.isnan(candidate.score) else f"  {candidate.score:+.3f}"
+        text = candidate.text if len(candidate.text) <= 90 else candidate.text[:89] + "\u2026"
+        lines.append((f"{name}{score}  {text}", color))
+    return lines
+
+
+def _draw(png: Path, predicted: Candidate | None, others: list[Candidate]) -> list[str]:
+    """Outline the boxes on the screenshot, label each with its rank and score, add a legend below (one
+    line per box with its text), and cut a long page to :data:`MAX_HEIGHT` px around the boxes; in place.
+    Returns the legend's lines."""
     from PIL import Image, ImageDraw
 
     image = Image.open(png).convert("RGB")
@@ -177,13 +182,24 @@ def _draw(png: Path, predicted: Candidate | None, others: list[Candidate]) -> No
         label_y = y - 2 - label_h if y - 2 - label_h >= 0 else y + height + 2
         draw.rectangle([label_x, label_y, label_x + label_w, label_y + label_h], fill=color)
         draw.text((label_x + 4 - left, label_y + 3 - top), label, font=font, fill=(255, 255, 255))
+    top, bottom = crop_rows(image.height, [candidate.box for _, candidate, _ in items], MAX_HEIGHT)
+    lines = _legend_lines(predicted, others)
+    line_h = FONT_SIZE + 8
+    framed = Image.new("RGB", (image.width, bottom - top + line_h * len(lines) + 8), (255, 255, 255))
+    framed.paste(image.crop((0, top, image.width, bottom)), (0, 0))
+    legend = ImageDraw.Draw(framed)
+    for index, (line, color) in enumerate(lines):
+        y = bottom - top + 4 + index * line_h
+        legend.rectangle([6, y + 3, 18, y + 15], fill=color)
+        legend.text((26, y), line, font=font, fill=(0, 0, 0))
     tmp = png.with_name(f".{png.name}.tmp")
-    image.save(tmp, format="PNG")
+    framed.save(tmp, format="PNG")
     os.replace(tmp, png)
+    return [line for line, _ in lines]
 
 
 def explain(
-    model_dir: str | os.PathLike,
+    model_dir: str | os.PathLike | None,
     page_path: str | os.PathLike,
     output: str | os.PathLike,
     *,
@@ -194,15 +210,16 @@ def explain(
 
     Parameters
     ----------
-    model_dir : path
-        A model directory written by ``mainentity train``.
+    model_dir : path or None
+        A model directory written by ``mainentity train`` or a shipped model's name; ``None``: the
+        general model (:func:`mainentity.model_store.resolve_model`).
     page_path : path
         An HTML file. When it lies in a site dump (a ``manifest.jsonl`` at most four directories up),
         the page gets its manifest URL and incoming anchor texts from that dump, so the prediction is the
         one ``mainentity predict`` gives for it there.
     output : path
         The PNG to write: a full-page screenshot at a 1024 px wide viewport, device scale 1 (one pixel
-        per CSS px).
+        per CSS px), cut to at most :data:`MAX_HEIGHT` px around the boxes, with the legend below.
     url : str, optional
         The page's URL (default: from the dump's manifest, its ``<base href>`` or its file URI).
     top_k : int, default 5
@@ -236,7 +253,7 @@ def explain(
         raise ImportError(f"explain draws with Pillow, which is not installed: pip install 'mainentity[report]' "
                           f"({error})") from error
     model = load_trained_model(model_dir)
-    page, site_pages, subresources = _read_page(Path(page_path), url, model.config.data.anchor_url_pattern)
+    page, site_pages, subresources = read_page_file(Path(page_path), url, model.config.data.anchor_url_pattern)
     read = RenderedDocuments(model.config.render, subresources)
     ((_, document, error),) = read([page], rendered=True)
     if document is None:
@@ -263,5 +280,6 @@ def explain(
     out.parent.mkdir(parents=True, exist_ok=True)
     with Renderer(render_settings(model.config.render)) as renderer:
         renderer.screenshot(page, out, full_page=True, subresources=subresources)
-    _draw(out, predicted, others)
+    for line in _draw(out, predicted, others):
+        logger.info("%s", line)
     return prediction

@@ -9,20 +9,36 @@ from __future__ import annotations
 
 import logging
 import math
+import sys
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 
 import numpy as np
 
 from mainentity.config import DataConfig
 from mainentity.linkgraph import AnchorCoverage, link_graph
 from mainentity.records import Page
-from mainentity.sitedump import DumpFiles, PageFailure, SubresourceSources, read_dataset
+from mainentity.sitedump import (
+    MANIFEST_NAME,
+    DumpFiles,
+    PageFailure,
+    SubresourceSources,
+    decode_html,
+    page_from_html,
+    page_url,
+    read_dataset,
+)
 from mainentity.splits import site_folds, split_pages
 from mainentity.warc import is_warc_input, read_warcs
 
 logger = logging.getLogger(__name__)
+
+#: How many directory levels above a page file are searched for its site dump's manifest.
+_MAX_DUMP_DEPTH = 4
+#: The input that stands for one page read from standard input.
+STDIN = "-"
 
 
 @dataclass(frozen=True)
@@ -54,6 +70,7 @@ def load_pages(
     base_url: str | None = None,
     max_pages_per_site: int | None = None,
     anchor_url_pattern: str | None = None,
+    configurable: bool = True,
 ) -> LoadedPages:
     """Read every site dump of the given datasets and fill each page's incoming anchor texts (ILA).
 
@@ -64,7 +81,8 @@ def load_pages(
     The link graph is computed per site dump (Carullo & Binaghi 2010, section 2: A is the set of
     anchor texts of links in the site that point to the page) by :func:`mainentity.linkgraph.link_graph`,
     which learns how the site's URLs name its pages; ``anchor_url_pattern`` overrides that. The anchor
-    coverage is logged (:func:`log_anchor_coverage`) and returned.
+    coverage is logged (:func:`log_anchor_coverage`; ``configurable=False`` when the pattern comes from a
+    model, so a silent site's warning does not tell the user to set it) and returned.
 
     Raises
     ------
@@ -91,8 +109,82 @@ def load_pages(
         pages.extend(replace(page, anchors=graph.anchors[page.path]) for page in site.pages)
         failures.extend(site.failures)
         coverage.append(graph.coverage)
-    log_anchor_coverage(coverage)
+    log_anchor_coverage(coverage, configurable=configurable)
     return LoadedPages(tuple(pages), tuple(failures), tuple(coverage), SubresourceSources(sources))
+
+
+def is_page_input(path: str | Path) -> bool:
+    """Whether ``path`` is one page rather than a dataset: ``-`` (standard input) or a file that is not WARC.
+
+    >>> is_page_input("-"), is_page_input("datasets/sample-shop"), is_page_input("missing.html")
+    (True, False, False)
+    """
+    return str(path) == STDIN or (Path(path).is_file() and not is_warc_input(path))
+
+
+def read_page_file(
+    page_path: str | Path, url: str | None = None, anchor_url_pattern: str | None = None
+) -> tuple[Page, list[Page], SubresourceSources]:
+    """One HTML file as a page and, when it lies in a site dump with a manifest, every page of that dump,
+    with what serves their subresources.
+
+    Inside a site dump (a ``manifest.jsonl`` at most four directories up) the page gets its manifest URL
+    and its incoming anchor texts, as ``predict`` gives them over the whole dump; a lone file gets its
+    ``<base href>`` or file URI and no anchors (its folder then serves its stylesheets and images).
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``page_path`` is not a file.
+    ValueError
+        If the file is not text (:func:`mainentity.sitedump.decode_html`).
+    """
+    file = Path(page_path).resolve()
+    if not file.is_file():
+        raise FileNotFoundError(f"page {str(page_path)!r} is not a file")
+    for dump_dir in file.parents[:_MAX_DUMP_DEPTH]:
+        if (dump_dir / MANIFEST_NAME).is_file():
+            loaded = load_pages([str(dump_dir)], anchor_url_pattern=anchor_url_pattern, configurable=False)
+            site_pages = list(loaded.pages)
+            relative = file.relative_to(dump_dir).as_posix()
+            page = next((p for p in site_pages if p.path == relative), None)
+            if page is not None:
+                return (replace(page, url=url) if url else page), site_pages, loaded.subresources
+    html = decode_html(file.read_bytes(), file.name)
+    page = Page(file.parent.name, file.name, url or page_url(html, file.name, file), html)
+    return page, [page], SubresourceSources()
+
+
+def load_inputs(
+    inputs: Sequence[str],
+    *,
+    base_url: str | None = None,
+    anchor_url_pattern: str | None = None,
+) -> LoadedPages:
+    """:func:`load_pages` over the datasets among ``inputs`` (the anchor pattern is a model's), plus single
+    pages: HTML files (:func:`read_page_file`) and ``-``, one page read from standard input (its URL
+    ``base_url`` or its ``<base href>``: :func:`mainentity.sitedump.page_from_html`).
+
+    Raises
+    ------
+    ValueError
+        As :func:`load_pages`; or if ``-`` is given twice, or standard input holds no HTML.
+    """
+    singles = [path for path in inputs if is_page_input(path)]
+    if singles.count(STDIN) > 1:
+        raise ValueError("'-' (standard input) can be given once")
+    datasets = [path for path in inputs if path not in singles]
+    loaded = (load_pages(datasets, base_url=base_url, anchor_url_pattern=anchor_url_pattern, configurable=False)
+              if datasets else LoadedPages((), ()))
+    pages, sources = list(loaded.pages), dict(loaded.subresources.sources)
+    for path in singles:
+        if path == STDIN:
+            pages.append(page_from_html(sys.stdin.buffer.read(), base_url or None, site_id="stdin"))
+            continue
+        page, _, subresources = read_page_file(path, anchor_url_pattern=anchor_url_pattern)
+        pages.append(page)
+        sources.update(subresources.sources)
+    return LoadedPages(tuple(pages), loaded.failures, loaded.anchor_coverage, SubresourceSources(sources))
 
 
 def with_site_anchors(pages: Sequence[Page], *, anchor_url_pattern: str | None = None) -> list[Page]:
@@ -139,14 +231,16 @@ def with_site_anchors(pages: Sequence[Page], *, anchor_url_pattern: str | None =
     return [replace(page, anchors=anchors[page_key(page)]) for page in pages]
 
 
-def _site_coverage_note(site: AnchorCoverage) -> str:
-    """The site's coverage line; for a silent site (several pages, no anchor text) with what to check."""
+def _site_coverage_note(site: AnchorCoverage, configurable: bool = True) -> str:
+    """The site's coverage line; for a silent site (several pages, no anchor text) with what to check
+    (setting ``data.anchor_url_pattern`` only where a config is being written: ``configurable``)."""
     if site.silent:
-        return f"{site.summary()}: check that its pages link to each other, or set data.anchor_url_pattern"
+        advice = ", or set data.anchor_url_pattern in the config" if configurable else ""
+        return f"{site.summary()}: check that its pages link to each other{advice}"
     return site.summary()
 
 
-def anchor_coverage_notes(coverage: Sequence[AnchorCoverage]) -> list[str]:
+def anchor_coverage_notes(coverage: Sequence[AnchorCoverage], *, configurable: bool = True) -> list[str]:
     """Report lines on the incoming-anchor coverage: one overall, one per site of several pages.
 
     A site of several pages where no page received an anchor text gets a warning: its anchor-text
@@ -166,16 +260,16 @@ def anchor_coverage_notes(coverage: Sequence[AnchorCoverage]) -> list[str]:
              f"site{'s' if len(coverage) != 1 else ''} have at least one."]
     for site in coverage:
         if site.n_pages >= 2:
-            lines.append(("Warning: " if site.silent else "") + _site_coverage_note(site))
+            lines.append(("Warning: " if site.silent else "") + _site_coverage_note(site, configurable))
     return lines
 
 
-def log_anchor_coverage(coverage: Sequence[AnchorCoverage]) -> None:
+def log_anchor_coverage(coverage: Sequence[AnchorCoverage], *, configurable: bool = True) -> None:
     """Log the overall coverage and each site of several pages (info), a silent site as a warning."""
     logger.info("%s", anchor_coverage_notes(coverage)[0])
     for site in coverage:
         if site.n_pages >= 2:
-            (logger.warning if site.silent else logger.info)("%s", _site_coverage_note(site))
+            (logger.warning if site.silent else logger.info)("%s", _site_coverage_note(site, configurable))
 
 
 def load_labeled_pages(

@@ -19,13 +19,16 @@ import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import yaml
 
 from mainentity._files import write_text_atomic
 from mainentity.config import Config, ConfigError, config_to_dict, model_config_from_dict
 from mainentity.model_io import MODEL_FILE, ModelFormatError, load_model_file, save_model_file
-from mainentity.recognizers.base import Recognizer
+
+if TYPE_CHECKING:  # only a type here: importing the recognisers (scikit-learn, scipy) takes seconds
+    from mainentity.recognizers.base import Recognizer
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,9 @@
-"""Write prediction rows as pages finish, so an interrupted run loses nothing and can resume."""
+"""Write prediction rows as pages finish, so an interrupted run loses nothing and can resume.
+
+Beside an output file a sidecar ``<output>.model.json`` records the model that wrote its rows (name,
+directory, digest of the model file); resuming the output with another model is refused, since its rows
+would mix two models' answers.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +11,15 @@ import csv
 import json
 import math
 import os
+import sys
 from pathlib import Path
 
 from mainentity.records import Prediction
 
 #: Columns of a prediction row, in order.
 COLUMNS = ("site_id", "path", "url", "main_entity", "score", "x", "y", "width", "height", "error", "answered_by")
+#: The output that stands for standard output (JSON Lines, never resumed).
+STDOUT = "-"
 
 
 def prediction_row(prediction: Prediction) -> dict:
@@ -51,22 +59,39 @@ class PredictionWriter:
     retry_errors : bool, default False
         Remove the rows that have an ``error`` from an existing file (rewritten atomically), so their
         pages are not in :attr:`done` and get predicted again.
+    model : dict, optional
+        Who writes the rows (:func:`model_identity`): recorded in the sidecar ``<path>.model.json``;
+        an existing output whose sidecar names another model (another digest) is refused.
+    overwrite : bool, default False
+        Start the file afresh instead of resuming it.
 
     Raises
     ------
     ValueError
-        If the suffix is neither ``.jsonl`` nor ``.csv``.
+        If the suffix is neither ``.jsonl`` nor ``.csv`` (``-``: JSON Lines to standard output), or the
+        output holds rows of another model.
     """
 
-    def __init__(self, path: str | Path, *, retry_errors: bool = False):
+    def __init__(self, path: str | Path, *, retry_errors: bool = False, model: dict | None = None,
+                 overwrite: bool = False):
+        self.to_stdout = str(path) == STDOUT
         self.path = Path(path)
-        self.format = self.path.suffix.lower().lstrip(".")
-        if self.format not in ("jsonl", "csv"):
-            raise ValueError(f"output {self.path} must end in .jsonl or .csv; got {self.path.suffix!r}")
+        self.format = "jsonl" if self.to_stdout else self.path.suffix.lower().lstrip(".")
+        check_output_path(path)
         self.retry_errors = retry_errors
         self.done: set[tuple[str, str]] = set()
+        if self.to_stdout:
+            self._file, self._csv = sys.stdout, None
+            return
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        if overwrite:
+            self.path.unlink(missing_ok=True)
+        if model is not None:
+            _check_same_model(self.path, model)
         has_rows = self._load_done() if self.path.exists() else False
+        if model is not None:
+            sidecar = model_sidecar(self.path)
+            sidecar.write_text(json.dumps(model, indent=2) + "\n", encoding="utf-8")
         self._file = self.path.open("a", encoding="utf-8", newline="")
         self._csv = csv.DictWriter(self._file, fieldnames=COLUMNS) if self.format == "csv" else None
         if self._csv is not None and not has_rows:
@@ -130,8 +155,9 @@ class PredictionWriter:
         self.done.add((prediction.site_id, prediction.path))
 
     def close(self) -> None:
-        """Close the file."""
-        self._file.close()
+        """Close the file (standard output stays open)."""
+        if not self.to_stdout:
+            self._file.close()
 
     def __enter__(self) -> PredictionWriter:
         return self
@@ -146,3 +172,60 @@ def _json_row(line: str, number: int) -> dict:
         return json.loads(line)
     except json.JSONDecodeError as error:
         raise ValueError(f"line {number}: {error.msg} at column {error.colno}") from error
+
+
+def check_output_path(path: str | Path) -> None:
+    """Refuse an output that :class:`PredictionWriter` cannot write, before any slow work.
+
+    >>> check_output_path("out.txt")
+    Traceback (most recent call last):
+    ...
+    ValueError: output out.txt must end in .jsonl or .csv (or be -, standard output); got '.txt'
+    """
+    if str(path) == STDOUT:
+        return
+    path = Path(path)
+    if path.suffix.lower() not in (".jsonl", ".csv"):
+        raise ValueError(f"output {path} must end in .jsonl or .csv (or be -, standard output); got {path.suffix!r}")
+    if path.is_dir():
+        raise ValueError(f"output {path} exists and is not a file (a directory); give a .jsonl or .csv file")
+
+
+def model_sidecar(path: str | Path) -> Path:
+    """Where the model that wrote an output is recorded: ``<output>.model.json``.
+
+    >>> model_sidecar("runs/out.jsonl").name
+    'out.jsonl.model.json'
+    """
+    path = Path(path)
+    return path.with_name(path.name + ".model.json")
+
+
+def model_identity(name: str, directory: str | Path, model_file: str | Path) -> dict:
+    """The record of a model in an output's sidecar: its name, directory and the SHA-256 of its model file
+    (the first 16 hex digits)."""
+    import hashlib
+
+    digest = hashlib.sha256(Path(model_file).read_bytes()).hexdigest()[:16]
+    return {"model": name, "directory": str(directory), "digest": digest}
+
+
+def _check_same_model(path: Path, model: dict) -> None:
+    """Refuse to resume ``path`` when it has rows and its sidecar records a model other than ``model``."""
+    sidecar = model_sidecar(path)
+    if not path.is_file() or not sidecar.is_file():
+        return
+    with path.open("rb") as file:
+        n_lines = sum(1 for line in file if line.strip())
+    if n_lines <= (1 if path.suffix.lower() == ".csv" else 0):  # no row yet (a CSV's header at most)
+        return
+    try:
+        written_by = json.loads(sidecar.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    if written_by.get("digest") != model["digest"]:
+        raise ValueError(
+            f"{path} holds rows of the model {written_by.get('model')!r} ({written_by.get('directory')}, "
+            f"digest {written_by.get('digest')}); this run uses {model['model']!r} (digest {model['digest']}): "
+            f"write to another output (-o), or add --overwrite to replace it"
+        )

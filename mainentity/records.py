@@ -227,3 +227,20 @@ class Prediction:
         ''
         """
         return self if self.error or not how else replace(self, answered_by=how)
+
+    def to_dict(self) -> dict:
+        """The prediction as plain JSON-ready values: a ``nan`` score is ``None``, ``bbox`` and
+        ``candidates`` are lists.
+
+        >>> import json
+        >>> json.dumps(Prediction("s", "a.html", "https://s.example/a", "A", 0.5, (1.0, 2.0, 3.0, 4.0)).to_dict())[:60]
+        '{"site_id": "s", "path": "a.html", "url": "https://s.example'
+        >>> Prediction("s", "a.html", "u", error="timed out").to_dict()["score"] is None
+        True
+        """
+        return {
+            "site_id": self.site_id, "path": self.path, "url": self.url, "main_entity": self.main_entity,
+            "score": None if self.score != self.score else self.score,  # nan is the one value unequal to itself
+            "bbox": None if self.bbox is None else list(self.bbox), "candidates": list(self.candidates),
+            "error": self.error, "answered_by": self.answered_by,
+        }

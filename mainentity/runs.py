@@ -30,6 +30,7 @@ from mainentity.loading import (
     anchor_coverage_notes,
     data_summary,
     labels_of,
+    load_inputs,
     load_pages,
     load_run_pages,
     page_key,
@@ -54,7 +55,7 @@ from mainentity.pipeline import (
     render_all,
     render_settings,
 )
-from mainentity.prediction_writer import PredictionWriter
+from mainentity.prediction_writer import PredictionWriter, model_identity
 from mainentity.records import Page, Prediction
 from mainentity.render_few import RenderFewSettings
 from mainentity.sitedump import page_digest
@@ -181,6 +182,7 @@ def predict(
     retry_errors: bool = False,
     cluster=None,
     render_policy: str | None = None,
+    overwrite: bool = False,
 ) -> int:
     """Predict the main entity of every page of site dumps, datasets or WARC files into a .jsonl/.csv file.
 
@@ -193,10 +195,11 @@ def predict(
     model_dir : str, Path or None
         See :func:`mainentity.model_store.resolve_model`.
     inputs : str, Path or sequence of them
-        Site dumps, datasets of site dumps, WARC files or folders of WARC files
-        (:func:`mainentity.loading.load_pages`).
+        Site dumps, datasets of site dumps, WARC files or folders of WARC files, HTML files, or ``-``
+        for one page on standard input (:func:`mainentity.loading.load_inputs`).
     output : str or Path
-        The ``.jsonl`` or ``.csv`` file, resumed when it exists.
+        The ``.jsonl`` or ``.csv`` file, resumed when it exists (when the same model wrote it: see
+        :class:`mainentity.prediction_writer.PredictionWriter`); ``-``: JSON Lines to standard output.
     base_url : str, optional
         URL prefix for pages of a dump without manifest or ``<base href>``.
     retry_errors : bool, default False
@@ -212,18 +215,21 @@ def predict(
         (:func:`mainentity.model_store.load_static_model`)
         for the pages of small sites, on a cluster too (one task per site:
         :func:`mainentity.scaleout.predict_on_cluster`).
+    overwrite : bool, default False
+        Replace an existing output instead of resuming it.
 
     Returns
     -------
     n_written : int
         Rows written by this call.
     """
-    model = load_trained_model(model_dir)
+    model = _load_model(model_dir)
     inputs = [inputs] if isinstance(inputs, (str, Path)) else list(inputs)
-    loaded = load_pages(
-        [str(path) for path in inputs], base_url=base_url, anchor_url_pattern=model.config.data.anchor_url_pattern
-    )
-    with PredictionWriter(output, retry_errors=retry_errors) as writer:
+    identity = model_identity(model.config.name, model.directory, model.directory / MODEL_FILE)
+    with PredictionWriter(output, retry_errors=retry_errors, model=identity, overwrite=overwrite) as writer:
+        loaded = load_inputs(
+            [str(path) for path in inputs], base_url=base_url, anchor_url_pattern=model.config.data.anchor_url_pattern
+        )
         n_before = len(writer.done)
         for failure in loaded.failures:
             if (failure.site_id, failure.path) not in writer.done:
@@ -263,6 +269,12 @@ def predict(
         return len(writer.done) - n_before
 
 
+def _load_model(model_dir: str | Path | None) -> TrainedModel:
+    """:func:`load_trained_model`, saying first what it loads (it takes seconds on a busy machine)."""
+    logger.debug("loading the model %s", model_dir or "general")
+    return load_trained_model(model_dir)
+
+
 def _static_model_for(pages: Sequence[Page], policy: str) -> TrainedModel | None:
     """The shipped static model when the ``auto`` policy needs it: it answers the pages of small sites
     only, so a crawl of large sites does not load it."""
@@ -298,8 +310,8 @@ def evaluate(model_dir: str | Path | None, dataset: str | Path, out_dir: str | P
     UserWarning
         When some of the pages were training pages of the model (same HTML); ``report.md`` says so too.
     """
-    model = load_trained_model(model_dir)
-    loaded = load_pages([str(dataset)], anchor_url_pattern=model.config.data.anchor_url_pattern)
+    model = _load_model(model_dir)
+    loaded = load_pages([str(dataset)], anchor_url_pattern=model.config.data.anchor_url_pattern, configurable=False)
     labeled = [page for page in loaded.pages if page.main_entity]
     if not labeled:
         raise ValueError(f"no labeled pages in {dataset}")
@@ -329,7 +341,7 @@ def evaluate(model_dir: str | Path | None, dataset: str | Path, out_dir: str | P
     config = dataclasses.replace(model.config, data=dataclasses.replace(model.config.data, datasets=(str(dataset),)))
     _evaluate(
         predictions, labels_of(labeled), config, out, title=f"{model.config.name} on {Path(dataset).name}",
-        notes=[*notes, *anchor_coverage_notes(loaded.anchor_coverage)],
+        notes=[*notes, *anchor_coverage_notes(loaded.anchor_coverage, configurable=False)],
         probability_scores=model.recognizer.scores_are_probabilities(),
     )
     return out

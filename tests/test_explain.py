@@ -13,7 +13,7 @@ from test_recognizer_msrbfn import product_document
 
 from mainentity.cli import main
 from mainentity.config import config_from_dict
-from mainentity.explain import explain, top_candidates
+from mainentity.explain import MAX_HEIGHT, Candidate, _draw, crop_rows, explain, top_candidates
 from mainentity.recognizers.msrbfn import MSRBFNRecognizer
 from mainentity.records import Document, TextBlock
 from mainentity.runs import train
@@ -53,6 +53,22 @@ def test_msrbfn_block_scores_agree_with_predict():
         prediction.candidates)
     with pytest.raises(ValueError, match="not rendered"):
         recognizer.block_scores(Document(page.page))
+
+
+def test_a_long_page_is_cut_around_its_boxes_and_gets_a_legend(tmp_path):
+    shot = tmp_path / "long.png"
+    PIL.new("RGB", (1024, 15000), (255, 255, 255)).save(shot)
+    predicted = Candidate("Fogbank Paper Pendant Shade", 0.973, (100.0, 9000.0, 300.0, 30.0))
+    second = Candidate("Related lamps", -0.25, (100.0, 9400.0, 200.0, 20.0))
+    lines = _draw(shot, predicted, [second])
+    assert lines == ["main entity  +0.973  Fogbank Paper Pendant Shade", "#2  -0.250  Related lamps"]
+    assert crop_rows(15000, [predicted.box, second.box], MAX_HEIGHT) == (8800, 10800)
+    with PIL.open(shot) as image:
+        assert image.width == 1024 and MAX_HEIGHT < image.height <= MAX_HEIGHT + 80  # the cut page + 2 legend lines
+        # the boxes moved up with the cut: the predicted one starts 200 px below the top
+        assert image.getpixel((250, 198)) == (220, 20, 20)
+        assert image.getpixel((200, 598)) == (20, 90, 220)
+        assert image.getpixel((12, MAX_HEIGHT + 4 + 9)) == (220, 20, 20)  # the legend's first swatch
 
 
 @pytest.mark.browser

@@ -51,8 +51,11 @@ def test_anchor_coverage_notes():
         "(0 hidden and 0 generic links left out; normalised URL)",
         "Warning: site blog: 0 of 2 pages (0.0%) have incoming anchor texts from 0 links "
         "(0 hidden and 0 generic links left out; normalised URL): check that its pages link to each other, "
-        "or set data.anchor_url_pattern",
+        "or set data.anchor_url_pattern in the config",
     ]
+    # under a model (predict, evaluate) its pattern is not the user's to set: no advice to set it
+    assert anchor_coverage_notes([AnchorCoverage("blog", 2, 0)], configurable=False)[1].endswith(
+        ": check that its pages link to each other")
     assert anchor_coverage_notes([]) == [
         "Incoming anchor texts (ILA): 0 of 0 pages (0.0%) in 0 sites have at least one."
     ]

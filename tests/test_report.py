@@ -18,6 +18,7 @@ from mainentity.evaluation.report import (
     page_labels,
     per_site,
     summarize,
+    worst_pages,
     write_report,
 )
 from mainentity.records import Page, Prediction
@@ -207,6 +208,20 @@ def test_write_report_files(per_page, tmp_path):
     write_report(per_page.iloc[:1], out, title="again")
     assert paths["report"].read_text(encoding="utf-8").startswith("# again\n")
     assert len(pd.read_csv(paths["per_page"])) == 1
+
+
+def test_the_report_leads_with_the_worst_pages_and_sites(per_page, tmp_path):
+    worst = worst_pages(per_page)
+    assert list(zip(worst["path"], worst["rouge1_f"], strict=True)) == [
+        ("a.html", 0.0), ("pages/3.htm", 0.0), ("pages/2.htm", pytest.approx(0.5))]  # errors first
+    scored = per_page.assign(score=[0.9, 0.2, float("nan"), 1.874],  # a raw score and an error: left out
+                             site_id=per_page["site_id"].replace("news.example", "zeta.example"))
+    report = write_report(scored, tmp_path, title="t", probability_scores=True)["report"].read_text(encoding="utf-8")
+    assert "## Per site, worst first" in report and "## Worst pages" in report  # sites by F1: 0, 0.5, unlabeled
+    site_lines = [line for line in report.split("## Per site")[1].splitlines() if line.startswith("| msrbfn")]
+    assert [line.split(" | ")[2] for line in site_lines] == ["zeta.example", "shop.example", "news.example"]
+    assert "- 2 of the 4 pages are left out of the reliability table" in report
+    assert "n_errors: those with a prediction error" in report
 
 
 def test_write_report_shows_confidence_intervals(per_page, tmp_path):

@@ -46,6 +46,7 @@ __all__ = [
     "per_site",
     "summarize",
     "with_intervals",
+    "worst_pages",
     "write_report",
 ]
 
@@ -337,9 +338,13 @@ _DEFINITIONS = [
     "Text metrics (ROUGE-1 P/R/F1 with the letter-digit tokenizer, Jaccard and Dice of token sets, exact "
     "match of normalised text) compare the predicted main entity with the best label alternative (highest "
     "ROUGE-1 F1) and are averaged over labeled pages.",
-    "h_precision / h_recall: macro averages over pages of P_H = matching candidates / |H| and R_H = 1 if a "
-    "candidate matches a label (Carullo & Binaghi 2010, section 4.1); h_f1 = 2PR/(P+R) of those averages; "
-    "h_f1_mean = mean of per-page F1.",
+    "h_precision / h_recall: how good the model's candidate set H is (the text blocks it marked as "
+    "possible main entities before choosing one): macro averages over pages of P_H = matching candidates / "
+    "|H| (how few wrong blocks it kept) and R_H = 1 if a candidate matches a label (whether the right block "
+    "was among them) (Carullo & Binaghi 2010, section 4.1); h_f1 = 2PR/(P+R) of those averages; "
+    "h_f1_mean = mean of per-page F1. Models without a candidate set score 0 there.",
+    "n_pages: labeled pages scored; n_errors: those with a prediction error or no prediction; n_unlabeled: "
+    "predicted pages without a label, left out.",
     "Pages with a prediction error or no prediction score 0 in every metric (n_errors); unlabeled pages "
     "are excluded (n_unlabeled).",
 ]
@@ -381,6 +386,53 @@ def reliability_table(per_page: pd.DataFrame, n_bins: int = 10) -> pd.DataFrame:
                          "mean_score": round(float(chosen["score"].mean()), 4),
                          "accuracy": round(float(chosen["exact"].mean()), 4)})
     return pd.DataFrame(rows, columns=["bin", "n_pages", "mean_score", "accuracy"])
+
+
+#: How many pages the report's worst-pages list shows.
+N_WORST_PAGES = 10
+
+
+def worst_pages(per_page: pd.DataFrame, n: int = N_WORST_PAGES) -> pd.DataFrame:
+    """The ``n`` labeled pages with the lowest ROUGE-1 F1 (errors first), for a reader to look at.
+
+    Examples
+    --------
+    >>> preds = [Prediction("a.com", "1", "", "X"), Prediction("a.com", "2", "", "Y")]
+    >>> worst_pages(evaluate_predictions(preds, {("a.com", "1"): ["x"], ("a.com", "2"): ["z"]}))[
+    ...     ["path", "prediction", "gold", "rouge1_f"]].to_dict("records")
+    [{'path': '2', 'prediction': 'Y', 'gold': 'z', 'rouge1_f': 0.0}]
+    """
+    wrong = per_page[(per_page["rouge1_f"] < 1) | (per_page["error"] != "")]
+    wrong = wrong.assign(_has_error=wrong["error"] != "")
+    wrong = wrong.sort_values(["_has_error", "rouge1_f", "site_id", "path"], ascending=[False, True, True, True])
+    columns = [c for c in ("site_id", "path", "prediction", "gold", "score", "rouge1_f", "error") if c in wrong]
+    return wrong[columns].head(n).reset_index(drop=True)
+
+
+def _sites_worst_first(sites: pd.DataFrame) -> pd.DataFrame:
+    """The per-site table ordered worst first (ROUGE-1 F1, then exact), so the failing sites lead."""
+    keys = [c for c in ("rouge1_f", "exact", "site_id") if c in sites.columns]
+    return sites.sort_values(keys, kind="stable") if keys else sites
+
+
+def _left_out_note(per_page: pd.DataFrame, reliability: pd.DataFrame) -> list[str]:
+    """A note naming the pages the reliability table leaves out (score outside [0, 1] or missing)."""
+    if not len(reliability) or "score" not in per_page.columns:
+        return []
+    scores = pd.to_numeric(per_page["score"], errors="coerce")
+    n_out = int((~scores.between(0, 1)).sum())
+    if not n_out:
+        return []
+    return [f"{n_out} of the {len(per_page)} pages are left out of the reliability table: their score is "
+            "missing (an error, no answer) or is not in [0, 1] (a raw score, not a probability)."]
+
+
+def _worst_pages_md(per_page: pd.DataFrame) -> str:
+    worst = worst_pages(per_page)
+    if not len(worst):
+        return ""
+    return (f"## Worst pages\n\nThe {len(worst)} labeled pages with the lowest ROUGE-1 F1 (errors first; all "
+            f"of them in per_page.csv):\n\n{markdown_table(worst)}\n\n")
 
 
 def _reliability_section(per_page: pd.DataFrame, out: Path, paths: dict[str, Path]) -> str:
@@ -459,7 +511,9 @@ def write_report(
     write_text_atomic(paths["per_site"], sites.to_csv(index=False))
     site_columns = [c for c in ["system", "dataset", "site_id", *_COUNT_COLUMNS, *_SITE_TABLE_METRICS]
                     if c in sites.columns]
-    notes_md = "\n".join(f"- {note}" for note in [*notes, *_DEFINITIONS])
+    reliability = (reliability_table(per_page) if probability_scores and "score" in per_page.columns
+                   else pd.DataFrame())
+    notes_md = "\n".join(f"- {note}" for note in [*notes, *_left_out_note(per_page, reliability), *_DEFINITIONS])
     if any(column.endswith("_low") for column in summary.columns):
         confidence = summary.attrs.get("confidence")
         level = f"{confidence:.0%} " if confidence is not None else ""
@@ -469,7 +523,8 @@ def write_report(
         "no reliability table.\n\n")
     report = (
         f"# {title}\n\n## Overall\n\n{markdown_table(with_intervals(summary, '.3f'))}\n\n"
-        f"## Per site\n\n{markdown_table(sites[site_columns])}\n\n{reliability_md}## Notes\n\n{notes_md}\n"
+        f"## Per site, worst first\n\n{markdown_table(_sites_worst_first(sites)[site_columns])}\n\n"
+        f"{_worst_pages_md(per_page)}{reliability_md}## Notes\n\n{notes_md}\n"
     )
     write_text_atomic(paths["report"], report)
     return paths

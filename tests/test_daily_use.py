@@ -1,0 +1,136 @@
+"""Daily use of the command: early errors, single pages and pipes, the model an output records, headlines."""
+
+import io
+import json
+import subprocess
+import sys
+import warnings
+
+import pytest
+from conftest import REPO, SAMPLE_SHOP
+
+from mainentity import cli, runs
+from mainentity.loading import is_page_input, load_inputs
+from mainentity.prediction_writer import PredictionWriter, model_identity, model_sidecar
+from mainentity.records import Prediction
+
+PAGE = SAMPLE_SHOP / "sites" / "sample-shop" / "pages"
+
+
+@pytest.fixture
+def no_slow_work(monkeypatch):
+    """Any model load or run fails the test: the errors under test must come before them."""
+    def slow(*args, **kwargs):
+        pytest.fail("the model or the inputs were loaded before the arguments were checked")
+
+    for name in ("predict", "evaluate", "train", "load_trained_model"):
+        monkeypatch.setattr(runs, name, slow)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["predict", str(SAMPLE_SHOP), "-o", "x.txt"], "output x.txt must end in .jsonl or .csv"),
+        (["predict", "nope.html"], "input 'nope.html' does not exist"),
+        (["predict", "general", str(SAMPLE_SHOP), "nope-dump"], "input 'nope-dump' does not exist"),
+        (["evaluate", "general", "nope"], "dataset 'nope' does not exist"),
+        (["explain", "nope.html", "-o", "a.png"], "page 'nope.html' does not exist"),
+        (["explain", "general", str(next(PAGE.glob("*.html"))), "-o", "a.jpg"], "the output must end in .png"),
+        (["clean", "nope", "--method", "sst", "--report", "r.md"], "site dump 'nope' does not exist"),
+    ],
+)
+def test_wrong_arguments_are_refused_before_the_model_loads(argv, message, no_slow_work, caplog):
+    assert cli.main(argv) == 2
+    assert message in caplog.text
+
+
+def test_a_yaml_syntax_error_is_refused_before_the_datasets_load(tmp_path, no_slow_work, caplog):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\n  model: [\n")
+    assert cli.main(["train", str(bad)]) == 2
+    assert "bad.yaml" in caplog.text
+
+
+def test_single_files_and_stdin_are_inputs(monkeypatch):
+    files = sorted(PAGE.glob("*.html"))[:2]
+    assert is_page_input(files[0]) and is_page_input("-") and not is_page_input(SAMPLE_SHOP)
+    assert cli._model_and_inputs([str(f) for f in files]) == (None, [str(f) for f in files])
+    assert cli._model_and_inputs(["general", str(files[0])]) == ("general", [str(files[0])])
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"<title>T</title><h1>Piped Kettle</h1>")))
+    loaded = load_inputs([str(files[0]), "-"], base_url="https://shop.example/p/kettle")
+    first, piped = loaded.pages
+    # a file inside a site dump gets the manifest's URL and the dump's incoming anchors, as over the dump
+    assert (first.site_id, first.path) == ("sample-shop", f"pages/{files[0].name}")
+    assert first.url.startswith("https://") and first.anchors
+    assert (piped.site_id, piped.url) == ("stdin", "https://shop.example/p/kettle")
+    assert "Piped Kettle" in piped.html
+    with pytest.raises(ValueError, match="'-' .* once"):
+        load_inputs(["-", "-"])
+
+
+def _model(tmp_path, name):
+    (tmp_path / name).mkdir()
+    (tmp_path / name / "model.skops").write_bytes(name.encode())
+    return model_identity(name, tmp_path / name, tmp_path / name / "model.skops")
+
+
+def test_an_output_records_its_model_and_refuses_another(tmp_path):
+    general, other = _model(tmp_path, "general"), _model(tmp_path, "christianbook")
+    out = tmp_path / "out.jsonl"
+    with PredictionWriter(out, model=general) as writer:
+        writer.write(Prediction("s", "a.html", "u", "A", 0.5))
+    assert json.loads(model_sidecar(out).read_text())["digest"] == general["digest"] != other["digest"]
+    with PredictionWriter(out, model=general) as writer:  # the same model resumes
+        assert writer.done == {("s", "a.html")}
+    with pytest.raises(ValueError, match="holds rows of the model 'general'.*--overwrite"):
+        PredictionWriter(out, model=other)
+    with PredictionWriter(out, model=other, overwrite=True) as writer:
+        assert writer.done == set()
+        writer.write(Prediction("s", "b.html", "u", "B", 0.5))
+    assert [json.loads(line)["path"] for line in out.read_text().splitlines()] == ["b.html"]
+    assert json.loads(model_sidecar(out).read_text())["model"] == "christianbook"
+    empty = tmp_path / "empty.csv"  # a run that stopped before its first row: any model may take it over
+    PredictionWriter(empty, model=general).close()
+    with PredictionWriter(empty, model=other) as writer:
+        writer.write(Prediction("s", "c.html", "u", "C", 0.5))
+    assert json.loads(model_sidecar(empty).read_text())["model"] == "christianbook"
+    assert empty.read_text().splitlines()[1].startswith("s,c.html,u,C,0.5")
+
+
+def test_dash_writes_json_lines_to_stdout(capsys):
+    with PredictionWriter("-") as writer:
+        writer.write(Prediction("s", "a.html", "u", "A", 0.25))
+    row = json.loads(capsys.readouterr().out)
+    assert (row["path"], row["main_entity"], row["score"]) == ("a.html", "A", 0.25)
+
+
+def test_the_headline_reads_the_summary(tmp_path):
+    summary = tmp_path / "summary.csv"
+    summary.write_text("n_pages,n_errors,rouge1_f,exact,rouge1_f_low,rouge1_f_high\n333,0,0.9451,0.9429,0.92,0.97\n")
+    assert cli._headline(summary) == "ROUGE-1 F1 0.945 [0.920, 0.970], exact 0.943 on 333 pages (0 errors)"
+
+
+def test_a_warning_is_one_line_without_its_source():
+    line = cli._warning_line(UserWarning("3 of the 42 pages were training pages"), UserWarning, "cli.py", 162)
+    assert line.endswith("WARNING mainentity: 3 of the 42 pages were training pages\n")
+    assert "cli.py" not in line and line.count("\n") == 1
+    assert warnings.formatwarning is not cli._warning_line  # main() puts the default back
+
+
+def test_python_dash_m_runs_the_command():
+    done = subprocess.run([sys.executable, "-m", "mainentity", "--version"], capture_output=True, text=True,
+                          cwd=REPO, check=True)
+    assert done.stdout.startswith("mainentity ")
+
+
+def test_annotate_model_then_dump_means_the_general_model():
+    """`annotate --model DUMP`: --model takes the dump as its value; the dump is meant, with the general model."""
+    args = cli.build_parser().parse_args(["annotate", "--model", str(SAMPLE_SHOP)])
+    assert cli._check_arguments(args) is None
+    assert (args.site_dump, args.model) == (str(SAMPLE_SHOP), "general")
+    args = cli.build_parser().parse_args(["annotate", "--model", "general", str(SAMPLE_SHOP)])
+    cli._check_arguments(args)
+    assert (args.site_dump, args.model) == (str(SAMPLE_SHOP), "general")
+    with pytest.raises(ValueError, match="annotate needs a site dump"):
+        cli._check_arguments(cli.build_parser().parse_args(["annotate"]))
