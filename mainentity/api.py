@@ -345,8 +345,9 @@ def extract(html: str | bytes, url: str | None = None, *, model: Model | None = 
             top_k: int | None = None) -> Prediction:
     """Name the main entity of one page given by its markup.
 
-    The page is rendered and predicted as ``mainentity predict`` does for a site dump that holds this
-    page alone (:meth:`Model.predict`). Without ``model``, the general model is loaded at the first
+    The page is answered as ``mainentity predict`` answers a site dump that holds this page alone
+    (:meth:`Model.predict`): under the default ``auto`` render policy from its HTML when the static
+    model is sure of it (no box then), else rendered. Without ``model``, the general model is loaded at the first
     call and kept, with its browser, for the next calls of the process (its Chromium ends when the
     process exits); pass a :class:`Model` from :func:`load_model` to choose the model or to end the
     browser sooner (``with``/``close()``).
