@@ -44,6 +44,7 @@ def test_readme_python_examples_run_as_doctests(tmp_path, monkeypatch, render_ca
     monkeypatch.chdir(tmp_path)
     # the per-user render cache of the examples is the session's render cache
     (tmp_path / "xdg" / "mainentity").mkdir(parents=True)
+    render_cache_dir.mkdir(parents=True, exist_ok=True)  # run alone, the session's cache is not made yet
     (tmp_path / "xdg" / "mainentity" / "render").symlink_to(render_cache_dir)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     test = doctest.DocTestParser().get_doctest(examples, {}, "README.md: From Python", str(REPO / "README.md"), 0)
