@@ -4,7 +4,7 @@ Renders a page of ``<h1>`` plus N ``<span>w<i> </span>`` elements (each a text b
 :class:`mainentity.render.Renderer` and samples, every 50 ms, the sum over the process and all its
 children of the proportional set size (PSS: shared pages split between the processes that map them, so
 Chromium's shared libraries are not counted once per process) with psutil. The figures give the
-per-element cost behind :data:`mainentity.render.browser.MAX_ELEMENTS`. ``--max-elements`` sets the
+per-element cost behind :data:`mainentity.render.settings.MAX_ELEMENTS`. ``--max-elements`` sets the
 renderer's limit (default: the shipped one, so a page over it shows the cost of refusing it);
 ``--max-renderer-mb`` the cap on each renderer's memory (:mod:`mainentity.render.memory`; default the shipped
 one): with the element limit lifted, the million-span page (53 MB) shows what the cap alone bounds.
@@ -25,8 +25,9 @@ import time
 import psutil
 
 from mainentity.records import Page
-from mainentity.render.browser import MAX_ELEMENTS, Renderer, RenderSettings
+from mainentity.render.browser import Renderer
 from mainentity.render.memory import default_max_renderer_mb
+from mainentity.render.settings import MAX_ELEMENTS, RenderSettings
 
 
 def tree_pss(process: psutil.Process) -> int:

@@ -57,8 +57,8 @@ from mainentity.recognizers.msrbfn import MSRBFNRecognizer, page_features
 from mainentity.recognizers.peers import PEER_NAMES, PeerUnavailableError
 from mainentity.records import Document, Page
 from mainentity.render import Renderer, RenderSettings
-from mainentity.render.browser import check_executable, chromium_args
 from mainentity.render.cache import render_pages
+from mainentity.render.settings import check_executable, chromium_args
 
 DEFAULT_DATASET = "../shared/datasets/swde-book-christianbook"
 _LAYOUT_READ = "document.documentElement.getBoundingClientRect().height + document.body.scrollHeight"

@@ -85,7 +85,7 @@ def cached_data(cache_dir: Path, site_dir: Path, n_pages: int):
     from mainentity.linkgraph import with_incoming_anchors
     from mainentity.recognizers.msrbfn import page_features
     from mainentity.render import cache  # written by the render helper (issue 1)
-    from mainentity.render.browser import RenderSettings
+    from mainentity.render.settings import RenderSettings
     from mainentity.sitedump import SubresourceSources, read_site_dump
 
     dump = read_site_dump(site_dir)

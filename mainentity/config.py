@@ -100,7 +100,7 @@ def default_cache_dir() -> str:
 
 @dataclass(frozen=True)
 class RenderConfig:
-    """Renderer settings (see :class:`mainentity.render.browser.RenderSettings`) and the cache place.
+    """Renderer settings (see :class:`mainentity.render.settings.RenderSettings`) and the cache place.
 
     ``subresources`` (default true) serves the stylesheets, fonts and images each page requests from
     its site dump, so text blocks carry the page's own font sizes, weights and positions; ``false``
@@ -115,7 +115,7 @@ class RenderConfig:
     There is no key for the Chromium executable: a config (and so a model, whose config it becomes)
     never chooses a program. The user names it (``mainentity --chromium PATH``, the environment
     variable ``MAINENTITY_CHROMIUM``, else ``chromium`` on ``PATH``;
-    :func:`mainentity.render.browser.default_chromium`).
+    :func:`mainentity.render.settings.default_chromium`).
 
     ``policy`` (:data:`RENDER_POLICIES`): ``auto`` (the default) renders few: a sample of each template
     of a large site, and the pages whose HTML does not settle them (:mod:`mainentity.render_few`; it

@@ -46,8 +46,8 @@ def error_prediction(page: Page, reason: str) -> Prediction:
 
 def render_settings(render: RenderConfig):
     """The renderer's settings from the config's ``render`` section; Chromium is the one the user's
-    environment names (:func:`mainentity.render.browser.default_chromium`), never the config's."""
-    from mainentity.render.browser import RenderSettings
+    environment names (:func:`mainentity.render.settings.default_chromium`), never the config's."""
+    from mainentity.render.settings import RenderSettings
 
     return RenderSettings(
         javascript=render.javascript,

@@ -16,7 +16,7 @@ _SPACE = re.compile(r"\s+")
 _CJK_CHAR = re.compile(rf"[{_CJK}]")
 
 #: Elements (start tags) a page may have for a stage to build its DOM: Chromium's rendering
-#: (:func:`mainentity.render.browser.markup_problem`) and lxml's parse for links
+#: (:func:`mainentity.render.settings.markup_problem`) and lxml's parse for links
 #: (:mod:`mainentity.linkgraph`). The largest page of the bundled datasets has about 10 000. Each element
 #: with text costs the browser's process tree about 5.4 KB (proportional set size: 0.35 GB with an empty
 #: page, 0.67 GB with 60 000 spans, 1.42 GB with 200 000; ``benchmarks/render_memory.py``) and lxml about

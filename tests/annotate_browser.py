@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 
 from mainentity.annotate.app import app_url, bind, create_app, make_server
 from mainentity.annotate.session import AnnotationSession
-from mainentity.render.browser import CHROMIUM_ARGS
+from mainentity.render.settings import CHROMIUM_ARGS
 
 CHROMIUM = "/usr/bin/chromium"
 

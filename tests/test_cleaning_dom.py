@@ -98,7 +98,8 @@ CHRISTIANBOOK = SHARED / "datasets/swde-book-christianbook/sites/christianbook"
 def test_chromium_dom_paths_resolve_in_the_parse():
     if not CHRISTIANBOOK.is_dir():
         pytest.skip(f"shared dataset not found at {CHRISTIANBOOK}")
-    from mainentity.render.browser import Renderer, RenderSettings
+    from mainentity.render.browser import Renderer
+    from mainentity.render.settings import RenderSettings
     from mainentity.sitedump import read_site_dump
 
     pages = read_site_dump(CHRISTIANBOOK, max_pages=3).pages

@@ -36,7 +36,8 @@ from test_recognizer_msrbfn import product_document
 from mainentity.config import Config, ModelConfig, RenderConfig, config_to_dict
 from mainentity.model_io import MODEL_FILE, save_model_file
 from mainentity.recognizers.base import make_recognizer
-from mainentity.render.browser import Renderer, RenderSettings
+from mainentity.render.browser import Renderer
+from mainentity.render.settings import RenderSettings
 from mainentity.sitedump import read_site_dump
 
 pytestmark = pytest.mark.browser

@@ -315,8 +315,8 @@ def test_memory_cap_kills_the_renderer_above_it_and_only_that_one():
 
 def test_the_renderer_memory_cap_is_the_users_setting_never_a_models(monkeypatch):
     from mainentity.config import ConfigError, model_config_from_dict
-    from mainentity.render.browser import RenderSettings
     from mainentity.render.memory import MAX_RENDERER_MB, MAX_RENDERER_MB_ENV
+    from mainentity.render.settings import RenderSettings
 
     assert RenderSettings().max_renderer_mb == MAX_RENDERER_MB == 2048
     monkeypatch.setenv(MAX_RENDERER_MB_ENV, "512")
@@ -346,7 +346,8 @@ def test_a_renderer_past_the_memory_cap_is_one_row_and_its_neighbours_are_answer
     """The growing page never finishes: its renderer is killed at the cap (reached in seconds), which the row
     names, and it is not retried; the pages beside it and after it are answered by the same Chromium."""
     from mainentity.records import Page
-    from mainentity.render.browser import Renderer, RenderSettings
+    from mainentity.render.browser import Renderer
+    from mainentity.render.settings import RenderSettings
 
     pages = [Page("s", f"{kind}.html", f"http://s.test/{kind}.html", GROWING_PAGES[kind])]
     pages += [Page("s", f"p{i}.html", f"http://s.test/p{i}.html", f"<h1>Page {i}</h1>") for i in range(3)]

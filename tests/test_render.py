@@ -14,8 +14,8 @@ import pytest
 
 from mainentity.records import Page
 from mainentity.render import Renderer, RenderSettings, render_pages
-from mainentity.render.browser import load_url
 from mainentity.render.cache import _HELD, hold_renderer, release_renderers
+from mainentity.render.settings import load_url
 
 pytestmark = pytest.mark.browser
 

@@ -10,8 +10,8 @@ import pytest
 
 from mainentity.records import Page, RenderedPage, TextBlock
 from mainentity.render import RenderCache, RenderOutcome, RenderSettings, render_pages
-from mainentity.render.browser import browser_version
 from mainentity.render.cache import CACHE_FORMAT, cache_key, dump_outcome, load_outcome
+from mainentity.render.settings import browser_version
 from mainentity.sitedump import SubresourceSources, read_site_dump
 
 

@@ -19,7 +19,7 @@ import pytest
 
 from mainentity.records import Page
 from mainentity.render import RenderCache, Renderer, RenderSettings, render_pages
-from mainentity.render.browser import BLOCKS_JS, META_KEYS
+from mainentity.render.blocks_payload import BLOCKS_JS, META_KEYS
 from mainentity.sitedump import SubresourceSources, read_site_dump
 
 pytestmark = pytest.mark.browser

@@ -18,8 +18,8 @@ from test_warc import make_sample_warc
 
 from mainentity.records import Page, RenderedPage
 from mainentity.render import RenderCache, RenderSettings, render_pages
-from mainentity.render.browser import RenderOutcome
 from mainentity.render.cache import current_subresources
+from mainentity.render.settings import RenderOutcome
 from mainentity.scaleout import site_tasks
 from mainentity.sitedump import SubresourceSources, read_site_dump
 from mainentity.warc import read_warcs

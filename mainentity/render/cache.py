@@ -2,7 +2,7 @@
 
 An entry is keyed by a SHA-256 over the page's markup and URL, the render settings that change the
 output (JavaScript, viewport, subresources), the browser's version
-(:func:`~mainentity.render.browser.browser_version`), the version of the extraction script
+(:func:`~mainentity.render.settings.browser_version`), the version of the extraction script
 (``blocks.js``) and, when subresources are served, the content of every stylesheet, font and image
 the page requested and whether its dump holds anything but pages (:func:`cache_key`); it holds the
 :class:`~mainentity.records.RenderedPage` (blocks and segments) as compact gzipped JSON (blocks as
@@ -37,16 +37,10 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from mainentity.records import Page, RenderedPage, TextBlock
-from mainentity.render.browser import (
-    BLOCKS_JS_VERSION,
-    META_KEYS,
-    Renderer,
-    RenderOutcome,
-    RenderSettings,
-    browser_version,
-    load_url,
-)
+from mainentity.render.blocks_payload import BLOCKS_JS_VERSION, META_KEYS
+from mainentity.render.browser import Renderer
 from mainentity.render.scripts import shows_more, unfinished_reason
+from mainentity.render.settings import RenderOutcome, RenderSettings, browser_version, load_url
 from mainentity.sitedump import SubresourceSource, SubresourceSources
 
 logger = logging.getLogger(__name__)

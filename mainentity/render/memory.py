@@ -53,7 +53,7 @@ _PAGE_BYTES = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 def default_max_renderer_mb() -> int:
     """The renderer memory cap the user's environment sets: ``$MAINENTITY_MAX_RENDERER_MB``, else
-    :data:`MAX_RENDERER_MB` (:attr:`mainentity.render.browser.RenderSettings.max_renderer_mb`).
+    :data:`MAX_RENDERER_MB` (:attr:`mainentity.render.settings.RenderSettings.max_renderer_mb`).
 
     It protects the machine that renders, so its user sets it; no config or model can (a model from
     someone else could lift it).

@@ -1,6 +1,6 @@
 """Scripts on demand: tell a page whose scripts-off rendering is an unfinished skeleton.
 
-Pages are rendered with their scripts off (:class:`~mainentity.render.browser.RenderSettings`): the
+Pages are rendered with their scripts off (:class:`~mainentity.render.settings.RenderSettings`): the
 DOM is then the HTML parse of the server's markup, which is what most pages show. Some pages are built
 by their own scripts: the server sends a skeleton (a generic ``<title>``, "Loading..." placeholders,
 a ``<noscript>`` asking for JavaScript) and the page's state as inline JSON, and the title appears only

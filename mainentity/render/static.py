@@ -63,8 +63,9 @@ from selectolax.lexbor import LexborHTMLParser
 from tinycss2.color3 import parse_color
 
 from mainentity.records import Page, RenderedPage, TextBlock
-from mainentity.render.browser import META_KEYS, load_url, page_label
+from mainentity.render.blocks_payload import META_KEYS
 from mainentity.render.scripts import unfinished_reason
+from mainentity.render.settings import load_url, page_label
 from mainentity.render.static_css import Cascade, is_quirks, length_px
 from mainentity.sitedump import SubresourceSource
 from mainentity.text import collapse_whitespace, title_text

@@ -383,7 +383,7 @@ def page_from_html(html: str | bytes, url: str | None = None, *, site_id: str | 
     url : str, optional
         The page's absolute URL. Without one, the page's absolute ``<base href>`` is its URL; else its
         ``url`` is ``""`` (unknown: URL features are then empty, and the page is loaded under
-        :data:`mainentity.render.browser.PLACEHOLDER_ORIGIN`).
+        :data:`mainentity.render.settings.PLACEHOLDER_ORIGIN`).
     site_id : str, optional
         The site the page belongs to; pages with the same site id are one site for site-level
         recognisers. Default: the URL's host (``shop.example:8080``), so pages of one host form one
