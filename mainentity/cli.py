@@ -28,11 +28,22 @@ def build_parser() -> argparse.ArgumentParser:
                              "chromium on PATH, else /usr/bin/chromium); a config or a model never names it")
     commands = parser.add_subparsers(dest="command", required=True)
 
+    for add_command in (_add_train, _add_predict, _add_evaluate, _add_benchmark, _add_explain, _add_clean,
+                        _add_annotate, _add_agreement):
+        add_command(commands)
+    return parser
+
+
+def _add_train(commands) -> None:
+    """The ``train CONFIG`` sub-command."""
     train = commands.add_parser("train", help="train a model from a YAML config and evaluate its test split")
     train.add_argument("config", help="YAML config file (see configs/)")
     train.add_argument("--ship", action="store_true",
                        help="also copy the model into the package's shipped models (mainentity/pretrained/NAME)")
 
+
+def _add_predict(commands) -> None:
+    """The ``predict [MODEL] INPUT...`` sub-command."""
     predict = commands.add_parser("predict", help="predict the main entity of every page of site dumps or WARC files")
     predict.add_argument("paths", nargs="+", metavar="[MODEL] INPUT",
                          help="a model directory written by 'train' or a shipped model's name (default: the "
@@ -57,6 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
     cluster.add_argument("--scheduler", metavar="ADDRESS",
                          help="run on an existing Dask cluster, e.g. tcp://10.0.0.5:8786")
 
+
+def _add_evaluate(commands) -> None:
+    """The ``evaluate [MODEL] DATASET`` sub-command."""
     evaluate = commands.add_parser("evaluate", help="evaluate a model on a labeled dataset")
     evaluate.add_argument("paths", nargs="+", metavar="[MODEL] DATASET",
                           help="a model directory or a shipped model's name (default: the general model), then "
@@ -67,6 +81,9 @@ def build_parser() -> argparse.ArgumentParser:
                           help="measure the model with every page rendered (always, the default), or what "
                                "predict gives by default (auto: few pages rendered)")
 
+
+def _add_benchmark(commands) -> None:
+    """The ``benchmark CONFIG`` sub-command."""
     benchmark = commands.add_parser(
         "benchmark", help="score every model and peer of a benchmark config on the same test pages"
     )
@@ -75,6 +92,9 @@ def build_parser() -> argparse.ArgumentParser:
     benchmark.add_argument("--datasets", nargs="+", help="only these dataset labels")
     benchmark.add_argument("--max-pages", type=int, help="use at most this many labeled pages per dataset")
 
+
+def _add_explain(commands) -> None:
+    """The ``explain [MODEL] PAGE`` sub-command."""
     explain = commands.add_parser(
         "explain", help="draw the predicted main entity and the top candidates on a screenshot of a page"
     )
@@ -85,6 +105,9 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("--url", help="the page's URL (default: its <base href> or file URI)")
     explain.add_argument("--top", type=int, default=5, help="how many candidate boxes to draw")
 
+
+def _add_clean(commands) -> None:
+    """The ``clean SITE_DUMP`` sub-command."""
     clean = commands.add_parser(
         "clean", help="fit a site-level cleaner per site and report the noisy nodes with sample text"
     )
@@ -96,6 +119,9 @@ def build_parser() -> argparse.ArgumentParser:
     clean.add_argument("--cache-dir", help="render cache directory (default: the per-user cache)")
     clean.add_argument("--report", required=True, help="Markdown file to write")
 
+
+def _add_annotate(commands) -> None:
+    """The ``annotate [SITE_DUMP]`` sub-command."""
     annotate = commands.add_parser(
         "annotate", help="label the main entity of each page of a site dump in the browser (writes its manifest.jsonl)"
     )
@@ -111,13 +137,15 @@ def build_parser() -> argparse.ArgumentParser:
     annotate.add_argument("--order", choices=("manifest", "confidence"),
                           help="order the pages start in (default: confidence with a model, else the dump's order)")
 
+
+def _add_agreement(commands) -> None:
+    """The ``agreement LABELS_A LABELS_B`` sub-command."""
     agreement = commands.add_parser(
         "agreement", help="compare the labels of two annotators (two label files of one site dump): exact and ROUGE-1"
     )
     agreement.add_argument("labels_a", help="label file of annotator A (a manifest.jsonl)")
     agreement.add_argument("labels_b", help="label file of annotator B, of the same site dump")
     agreement.add_argument("-o", "--output", default="runs/agreement", help="report directory (default runs/agreement)")
-    return parser
 
 
 def _model_and_input(paths: Sequence[str], what: str) -> tuple[str | None, str]:
@@ -232,26 +260,7 @@ def run_command(args: argparse.Namespace) -> int:
         if args.ship:
             print(f"model shipped to {ship_model(run_dir)}")
     elif args.command == "predict":
-        model, inputs = _model_and_inputs(args.paths)
-        if args.workers is None and args.scheduler is None:
-            n_rows = runs.predict(model, inputs, args.output, base_url=args.base_url, retry_errors=args.retry_errors,
-                                  render_policy=args.render_policy, overwrite=args.overwrite)
-        else:
-            from contextlib import ExitStack
-
-            from mainentity.distributed import DaskSites
-
-            with ExitStack() as stack:
-                try:
-                    cluster = stack.enter_context(DaskSites(workers=args.workers, scheduler=args.scheduler))
-                except OSError as error:  # no scheduler there (Dask gives up after its connect timeout, 30 s)
-                    where = (f"the Dask scheduler at {args.scheduler}" if args.scheduler
-                             else f"a local Dask cluster of {args.workers} workers")
-                    raise ValueError(f"cannot reach {where}: {error}") from error
-                n_rows = runs.predict(model, inputs, args.output, base_url=args.base_url,
-                                      retry_errors=args.retry_errors, cluster=cluster, overwrite=args.overwrite)
-        where = "standard output" if args.output == "-" else args.output
-        print(f"{n_rows} rows written to {where}", file=sys.stderr if args.output == "-" else sys.stdout)
+        _run_predict(args)
     elif args.command == "evaluate":
         model, dataset = _model_and_input(args.paths, "DATASET")
         out_dir = runs.evaluate(model, dataset, args.output, render_policy=args.render_policy)
@@ -309,6 +318,30 @@ def run_command(args: argparse.Namespace) -> int:
         print(f"{summary['n_compared']} pages labeled in both: exact {summary['exact']:.3f}, ROUGE-1 F1 "
               f"{summary['rouge1_f']:.3f}; report written to {args.output}/report.md")
     return 0
+
+
+def _run_predict(args: argparse.Namespace) -> None:
+    """The ``predict`` command: in this process, or on a Dask cluster (``--workers``, ``--scheduler``)."""
+    from contextlib import ExitStack
+
+    from mainentity import runs
+
+    model, inputs = _model_and_inputs(args.paths)
+    with ExitStack() as stack:
+        cluster = None
+        if args.workers is not None or args.scheduler is not None:
+            from mainentity.distributed import DaskSites
+
+            try:
+                cluster = stack.enter_context(DaskSites(workers=args.workers, scheduler=args.scheduler))
+            except OSError as error:  # no scheduler there (Dask gives up after its connect timeout, 30 s)
+                where = (f"the Dask scheduler at {args.scheduler}" if args.scheduler
+                         else f"a local Dask cluster of {args.workers} workers")
+                raise ValueError(f"cannot reach {where}: {error}") from error
+        n_rows = runs.predict(model, inputs, args.output, base_url=args.base_url, retry_errors=args.retry_errors,
+                              cluster=cluster, render_policy=args.render_policy, overwrite=args.overwrite)
+    where = "standard output" if args.output == "-" else args.output
+    print(f"{n_rows} rows written to {where}", file=sys.stderr if args.output == "-" else sys.stdout)
 
 
 def _warning_line(message, category, filename, lineno, line=None) -> str:

@@ -134,3 +134,29 @@ def test_annotate_model_then_dump_means_the_general_model():
     assert (args.site_dump, args.model) == (str(SAMPLE_SHOP), "general")
     with pytest.raises(ValueError, match="annotate needs a site dump"):
         cli._check_arguments(cli.build_parser().parse_args(["annotate"]))
+
+
+@pytest.mark.parametrize("cluster_flag", [[], ["--workers", "2"]])
+def test_predict_passes_the_render_policy_in_process_and_on_a_cluster(monkeypatch, tmp_path, cluster_flag):
+    """``--render always`` reaches the run on a cluster too (it once went only to the in-process run)."""
+    import mainentity.distributed
+
+    calls = []
+
+    class NoCluster:
+        def __init__(self, **options):
+            calls.append(("cluster", options))
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc_info):
+            return None
+
+    monkeypatch.setattr(mainentity.distributed, "DaskSites", NoCluster)
+    monkeypatch.setattr(runs, "predict", lambda *args, **options: calls.append(("predict", options)) or 0)
+    out = tmp_path / "rows.jsonl"
+    assert cli.main(["predict", str(SAMPLE_SHOP), "-o", str(out), "--render", "always", *cluster_flag]) == 0
+    [options] = [options for what, options in calls if what == "predict"]
+    assert options["render_policy"] == "always"
+    assert (options["cluster"] is not None) == bool(cluster_flag)
