@@ -107,7 +107,9 @@ def predict_answers(model: str | Path | None, site_dir: str | Path, work_dir: st
     """The model's answer for every page of a site dump, keyed by page path.
 
     Runs :func:`mainentity.runs.predict` (render cache, anchors, cleaning, site vote: exactly the
-    answers ``mainentity predict`` gives) into ``work_dir/predictions.jsonl`` and reads it back.
+    answers ``mainentity predict --render always`` gives) into ``work_dir/predictions.jsonl`` and reads
+    it back. Every page is rendered: the annotator is shown each page's screenshot with the answer's box,
+    which a page answered from its HTML would not have.
 
     Parameters
     ----------
@@ -130,7 +132,7 @@ def predict_answers(model: str | Path | None, site_dir: str | Path, work_dir: st
     from mainentity.runs import predict
 
     output = Path(work_dir) / "predictions.jsonl"
-    predict(model, site_dir, output)
+    predict(model, site_dir, output, render_policy="always")
     answers = {}
     for line in output.read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
