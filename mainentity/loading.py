@@ -29,6 +29,7 @@ from mainentity.sitedump import (
     page_from_html,
     page_url,
     read_dataset,
+    read_page_bytes,
 )
 from mainentity.splits import site_folds, split_pages
 from mainentity.warc import is_warc_input, read_warcs
@@ -137,7 +138,8 @@ def read_page_file(
     FileNotFoundError
         If ``page_path`` is not a file.
     ValueError
-        If the file is not text (:func:`mainentity.sitedump.decode_html`).
+        If the file is not a regular file of at most :data:`mainentity.sitedump.MAX_PAGE_BYTES`
+        (:func:`mainentity.sitedump.read_page_bytes`) or not text (:func:`mainentity.sitedump.decode_html`).
     """
     file = Path(page_path).resolve()
     if not file.is_file():
@@ -150,7 +152,7 @@ def read_page_file(
             page = next((p for p in site_pages if p.path == relative), None)
             if page is not None:
                 return (replace(page, url=url) if url else page), site_pages, loaded.subresources
-    html = decode_html(file.read_bytes(), file.name)
+    html = decode_html(read_page_bytes(file), file.name)
     page = Page(file.parent.name, file.name, url or page_url(html, file.name, file), html)
     return page, [page], SubresourceSources()
 
@@ -163,7 +165,9 @@ def load_inputs(
 ) -> LoadedPages:
     """:func:`load_pages` over the datasets among ``inputs`` (the anchor pattern is a model's), plus single
     pages: HTML files (:func:`read_page_file`) and ``-``, one page read from standard input (its URL
-    ``base_url`` or its ``<base href>``: :func:`mainentity.sitedump.page_from_html`).
+    ``base_url`` or its ``<base href>``: :func:`mainentity.sitedump.page_from_html`). An HTML file that
+    cannot be read (empty, binary, too large) is one failure, named by its folder and file name; the
+    other inputs still load.
 
     Raises
     ------
@@ -176,15 +180,20 @@ def load_inputs(
     datasets = [path for path in inputs if path not in singles]
     loaded = (load_pages(datasets, base_url=base_url, anchor_url_pattern=anchor_url_pattern, configurable=False)
               if datasets else LoadedPages((), ()))
-    pages, sources = list(loaded.pages), dict(loaded.subresources.sources)
+    pages, sources, failures = list(loaded.pages), dict(loaded.subresources.sources), list(loaded.failures)
     for path in singles:
         if path == STDIN:
             pages.append(page_from_html(sys.stdin.buffer.read(), base_url or None, site_id="stdin"))
             continue
-        page, _, subresources = read_page_file(path, anchor_url_pattern=anchor_url_pattern)
+        try:
+            page, _, subresources = read_page_file(path, anchor_url_pattern=anchor_url_pattern)
+        except (OSError, ValueError) as error:  # one bad file is one error row; the batch goes on
+            file = Path(path).resolve()
+            failures.append(PageFailure(file.parent.name, file.name, str(error)))
+            continue
         pages.append(page)
         sources.update(subresources.sources)
-    return LoadedPages(tuple(pages), loaded.failures, loaded.anchor_coverage, SubresourceSources(sources))
+    return LoadedPages(tuple(pages), tuple(failures), loaded.anchor_coverage, SubresourceSources(sources))
 
 
 def with_site_anchors(pages: Sequence[Page], *, anchor_url_pattern: str | None = None) -> list[Page]:

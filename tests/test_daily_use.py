@@ -160,3 +160,16 @@ def test_predict_passes_the_render_policy_in_process_and_on_a_cluster(monkeypatc
     [options] = [options for what, options in calls if what == "predict"]
     assert options["render_policy"] == "always"
     assert (options["cluster"] is not None) == bool(cluster_flag)
+
+
+def test_an_unreadable_html_file_among_single_pages_is_one_error_row(tmp_path):
+    """An empty and a binary file beside a good page: one error row each, naming the reason; the good page
+    still loads."""
+    (tmp_path / "empty.html").write_bytes(b"")
+    (tmp_path / "binary.html").write_bytes(bytes(range(256)) * 8)
+    good = SAMPLE_SHOP / "sites" / "sample-shop" / "pages" / "p" / "ashgrove-enamel-kettle.html"
+    loaded = load_inputs([str(good), str(tmp_path / "empty.html"), str(tmp_path / "binary.html")])
+    assert [page.path for page in loaded.pages] == ["pages/p/ashgrove-enamel-kettle.html"]
+    reasons = {failure.path: failure.reason for failure in loaded.failures}
+    assert set(reasons) == {"empty.html", "binary.html"}
+    assert "empty" in reasons["empty.html"] and "binary.html" in reasons["binary.html"]
