@@ -10,8 +10,9 @@ expected calibration error (10 equal-width bins, against exact match:
 With ``--methods``, the same held-out answers of the training pages (their signals of doubt,
 :func:`mainentity.recognizers.doubt.doubt_signals`) fit each calibrator the recogniser offers
 (``calibration``: isotonic regression on the score, Platt scaling of the score, a logistic regression on
-all the signals), and the test pages are scored by each: the choice of the default is made on these
-figures. ``--dump DIR`` keeps those signals per protocol (``DIR/<protocol>.npz``).
+all the signals, the same with counterfactual wrong answers), and the test pages are scored by each: the
+choice of the default is made on these figures. ``--dump DIR`` keeps those signals per protocol
+(``DIR/<protocol>.npz``).
 
 Usage::
 
@@ -36,7 +37,7 @@ REPO = Path(__file__).resolve().parents[1]
 CONFIG = REPO / "configs" / "general.yaml"
 BENCHMARK = REPO / "configs" / "benchmark-cross-site.yaml"
 PROTOCOLS = ("christianbook->readability", "readability->christianbook", "readability-site-folds")
-METHODS = ("isotonic", "platt", "signals")
+METHODS = ("isotonic", "platt", "signals", "counterfactual")
 
 
 def figures(scores, exact, f1) -> dict:
@@ -52,7 +53,8 @@ def run_protocol(folds, documents: dict, config, seed: int, methods: bool) -> tu
     """Fit and answer every fold; return the recogniser's figures, each method's, and the signals."""
     scores, exact, f1 = [], [], []
     by_method: dict = {method: [] for method in METHODS}
-    dump: dict = {"train_signals": [], "train_correct": [], "test_signals": [], "test_correct": []}
+    dump: dict = {"train_signals": [], "train_correct": [], "train_counterfactual": [], "test_signals": [],
+                  "test_correct": []}
     for train, test in folds:
         recognizer = build_recognizer(config).set_params(random_state=seed)
         recognizer.fit([documents[page_key(p)] for p in train if page_key(p) in documents])
@@ -67,11 +69,13 @@ def run_protocol(folds, documents: dict, config, seed: int, methods: bool) -> tu
             fold_exact = exact[len(exact) - len(present):]
             dump["train_signals"].append(recognizer.calibration_signals_)
             dump["train_correct"].append(recognizer.calibration_correct_)
+            dump["train_counterfactual"].append(recognizer.calibration_counterfactual_)
             dump["test_signals"].append(test_signals)
             dump["test_correct"].append(np.array(fold_exact))
             for method in METHODS:
                 calibrator = recognizer.set_params(calibration=method)._fit_calibrator(
-                    recognizer.calibration_signals_, recognizer.calibration_correct_)
+                    recognizer.calibration_signals_, recognizer.calibration_correct_,
+                    recognizer.calibration_counterfactual_)
                 recognizer.calibrator_ = calibrator
                 by_method[method] += [recognizer._probability(s) if np.isfinite(s).all() else 0.0
                                       for s in test_signals]

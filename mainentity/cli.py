@@ -58,6 +58,9 @@ def _add_predict(commands) -> None:
                                             "the page's URL)")
     predict.add_argument("--retry-errors", action="store_true",
                          help="predict again the pages whose rows in the output have an error")
+    predict.add_argument("--abstain-below", type=float, metavar="P",
+                         help="answer nothing on pages whose score (a probability) is below P, the text kept in "
+                              "the row's best_candidate (default: the model's abstain_below)")
     predict.add_argument("--render", choices=("always", "auto"), dest="render_policy",
                          help="render every page (always), or render few: a sample of each template of a "
                               "large site and the pages whose HTML does not settle them (auto); default: the "
@@ -80,6 +83,9 @@ def _add_evaluate(commands) -> None:
     evaluate.add_argument("--render", choices=("always", "auto"), dest="render_policy", default="always",
                           help="measure the model with every page rendered (always, the default), or what "
                                "predict gives by default (auto: few pages rendered)")
+    evaluate.add_argument("--abstain-below", type=float, metavar="P",
+                          help="answer nothing on pages whose score (a probability) is below P; they count as "
+                               "wrong (default: the model's abstain_below)")
 
 
 def _add_benchmark(commands) -> None:
@@ -224,6 +230,9 @@ def _check_arguments(args: argparse.Namespace):
     elif args.command == "agreement":
         _must_exist(args.labels_a, "label file")
         _must_exist(args.labels_b, "label file")
+    if args.command in ("predict", "evaluate") and args.abstain_below is not None \
+            and not 0.0 <= args.abstain_below <= 1.0:
+        raise ValueError(f"--abstain-below must be a probability in [0, 1]; got {args.abstain_below}")
     if args.command in ("predict", "evaluate", "explain"):
         logger.info("%s: loading the model and the inputs ...", args.command)
     return None
@@ -263,7 +272,8 @@ def run_command(args: argparse.Namespace) -> int:
         _run_predict(args)
     elif args.command == "evaluate":
         model, dataset = _model_and_input(args.paths, "DATASET")
-        out_dir = runs.evaluate(model, dataset, args.output, render_policy=args.render_policy)
+        out_dir = runs.evaluate(model, dataset, args.output, render_policy=args.render_policy,
+                                abstain_below=args.abstain_below)
         print(f"report written to {out_dir / 'report.md'}")
         print(_headline(out_dir / "summary.csv"))
     elif args.command == "benchmark":
@@ -339,7 +349,8 @@ def _run_predict(args: argparse.Namespace) -> None:
                          else f"a local Dask cluster of {args.workers} workers")
                 raise ValueError(f"cannot reach {where}: {error}") from error
         n_rows = runs.predict(model, inputs, args.output, base_url=args.base_url, retry_errors=args.retry_errors,
-                              cluster=cluster, render_policy=args.render_policy, overwrite=args.overwrite)
+                              cluster=cluster, render_policy=args.render_policy, overwrite=args.overwrite,
+                              abstain_below=args.abstain_below)
     where = "standard output" if args.output == "-" else args.output
     print(f"{n_rows} rows written to {where}", file=sys.stderr if args.output == "-" else sys.stdout)
 

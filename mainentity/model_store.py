@@ -10,6 +10,10 @@ A model directory::
 
 Models that ship with the package live in :data:`PRETRAINED_DIR` and are named by their directory
 name (:func:`resolve_model`).
+
+``config.yaml`` records how the model was trained: editing its hyper-parameters changes nothing, except
+``model.params.abstain_below``, which acts at prediction time only (:func:`set_abstain_below`): the value
+in ``config.yaml`` is the one the loaded model uses.
 """
 
 from __future__ import annotations
@@ -242,9 +246,47 @@ def load_trained_model(model_dir: str | Path | None = None) -> TrainedModel:
         raise FileNotFoundError(f"{directory} is not a model directory: {MODEL_FILE} is missing")
     config = _read_model_config(directory / "config.yaml")
     saved = load_model_file(directory / MODEL_FILE)
+    if config.model.params.get("abstain_below", 0.0) != saved["recognizer"].get_params().get("abstain_below", 0.0):
+        set_abstain_below(saved["recognizer"], config.model.params["abstain_below"],
+                          f"{directory / 'config.yaml'}: model.params.abstain_below")
     return TrainedModel(
         directory, config, saved["recognizer"], saved["cleaners"], frozenset(saved.get("training_pages", ()))
     )
+
+
+def set_abstain_below(recognizer: Recognizer, value, where: str = "abstain_below") -> None:
+    """Make ``recognizer`` answer nothing on pages scored below ``value`` (its ``abstain_below``).
+
+    Parameters
+    ----------
+    recognizer : Recognizer
+        A fitted recogniser whose scores are probabilities and that has an ``abstain_below`` parameter
+        (the general recogniser).
+    value : float
+        In [0, 1]; 0 never abstains.
+    where : str
+        Where the value comes from, for the error message.
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is not a number in [0, 1], or the recogniser has no ``abstain_below`` or its scores
+        are not probabilities.
+
+    Examples
+    --------
+    >>> from mainentity.recognizers.baselines import FirstH1Recognizer
+    >>> set_abstain_below(FirstH1Recognizer(), 0.5, "--abstain-below")
+    Traceback (most recent call last):
+    ...
+    ValueError: --abstain-below: the FirstH1Recognizer model has no abstain_below (its scores are not probabilities)
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+        raise ValueError(f"{where} must be a probability in [0, 1]; got {value!r}")
+    if "abstain_below" not in recognizer.get_params() or not recognizer.scores_are_probabilities():
+        raise ValueError(f"{where}: the {type(recognizer).__name__} model has no abstain_below (its scores are "
+                         "not probabilities)")
+    recognizer.set_params(abstain_below=float(value))
 
 
 #: The shipped model that answers the pages of small sites from their HTML under ``render.policy: auto``

@@ -17,17 +17,22 @@ from pathlib import Path
 from mainentity.records import Prediction
 
 #: Columns of a prediction row, in order.
-COLUMNS = ("site_id", "path", "url", "main_entity", "score", "x", "y", "width", "height", "error", "answered_by")
+COLUMNS = ("site_id", "path", "url", "main_entity", "score", "x", "y", "width", "height", "error", "answered_by",
+           "best_candidate")
 #: The output that stands for standard output (JSON Lines, never resumed).
 STDOUT = "-"
 
 
 def prediction_row(prediction: Prediction) -> dict:
-    """One output row: identity, answer, score, bounding box (CSS px), error ("" when fine) and how the page
-    was answered (``rendered``, ``slot`` or ``static``; see :mod:`mainentity.render_few`).
+    """One output row: identity, answer, score, bounding box (CSS px), error ("" when fine), how the page
+    was answered (``rendered``, ``slot`` or ``static``; see :mod:`mainentity.render_few`) and the best
+    candidate's text: the answer, or on a row that abstained (``main_entity`` empty, the score below the
+    model's ``abstain_below``) the text it would have given.
 
     >>> prediction_row(Prediction("s", "a.html", "u", "Name", 0.5, (1.0, 2.0, 3.0, 4.0)))["height"]
     4.0
+    >>> prediction_row(Prediction("s", "a.html", "u", "", 0.2, candidates=("Name", "Home")))["best_candidate"]
+    'Name'
     """
     x, y, width, height = prediction.bbox if prediction.bbox is not None else (None,) * 4
     score = None if math.isnan(prediction.score) else prediction.score
@@ -43,6 +48,7 @@ def prediction_row(prediction: Prediction) -> dict:
         "height": height,
         "error": prediction.error,
         "answered_by": prediction.answered_by,
+        "best_candidate": prediction.candidates[0] if prediction.candidates else prediction.main_entity,
     }
 
 
@@ -114,9 +120,10 @@ class PredictionWriter:
                 rows = [_json_row(line, number) for number, line in enumerate(text.splitlines(), 1) if line.strip()]
             else:
                 reader = csv.DictReader(text.splitlines())
-                if text and tuple(reader.fieldnames or ()) == COLUMNS[:-1]:
-                    raise ValueError("it was written by an older mainentity, without the answered_by column; "
-                                     "write to a new output file")
+                header = tuple(reader.fieldnames or ())
+                if text and len(header) < len(COLUMNS) and header == COLUMNS[:len(header)]:
+                    raise ValueError(f"it was written by an older mainentity, without the {COLUMNS[len(header)]} "
+                                     "column; write to a new output file")
                 if text and tuple(reader.fieldnames or ()) != COLUMNS:
                     raise ValueError(f"its header is {reader.fieldnames}, not {list(COLUMNS)}")
                 rows = list(reader)

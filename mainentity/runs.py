@@ -42,6 +42,7 @@ from mainentity.model_store import (
     load_static_model,
     load_trained_model,
     portable_config,
+    set_abstain_below,
     write_model_file,
 )
 from mainentity.pipeline import (
@@ -183,6 +184,7 @@ def predict(
     cluster=None,
     render_policy: str | None = None,
     overwrite: bool = False,
+    abstain_below: float | None = None,
 ) -> int:
     """Predict the main entity of every page of site dumps, datasets or WARC files into a .jsonl/.csv file.
 
@@ -217,13 +219,16 @@ def predict(
         :func:`mainentity.scaleout.predict_on_cluster`).
     overwrite : bool, default False
         Replace an existing output instead of resuming it.
+    abstain_below : float, optional
+        Answer nothing on pages scored below this probability (the row keeps the text in
+        ``best_candidate``); default the model's ``abstain_below`` (:func:`set_abstain_below`).
 
     Returns
     -------
     n_written : int
         Rows written by this call.
     """
-    model = _load_model(model_dir)
+    model = _load_model(model_dir, abstain_below)
     inputs = [inputs] if isinstance(inputs, (str, Path)) else list(inputs)
     identity = model_identity(model.config.name, model.directory, model.directory / MODEL_FILE)
     with PredictionWriter(output, retry_errors=retry_errors, model=identity, overwrite=overwrite) as writer:
@@ -269,10 +274,14 @@ def predict(
         return len(writer.done) - n_before
 
 
-def _load_model(model_dir: str | Path | None) -> TrainedModel:
-    """:func:`load_trained_model`, saying first what it loads (it takes seconds on a busy machine)."""
+def _load_model(model_dir: str | Path | None, abstain_below: float | None = None) -> TrainedModel:
+    """:func:`load_trained_model`, saying first what it loads (it takes seconds on a busy machine), with
+    ``abstain_below`` set when given (:func:`set_abstain_below`)."""
     logger.debug("loading the model %s", model_dir or "general")
-    return load_trained_model(model_dir)
+    model = load_trained_model(model_dir)
+    if abstain_below is not None:
+        set_abstain_below(model.recognizer, abstain_below, "--abstain-below")
+    return model
 
 
 def _static_model_for(pages: Sequence[Page], policy: str) -> TrainedModel | None:
@@ -284,7 +293,7 @@ def _static_model_for(pages: Sequence[Page], policy: str) -> TrainedModel | None
 
 
 def evaluate(model_dir: str | Path | None, dataset: str | Path, out_dir: str | Path | None = None, *,
-             render_policy: str = "always") -> Path:
+             render_policy: str = "always", abstain_below: float | None = None) -> Path:
     """Predict every labeled page of a dataset with a trained model and write the evaluation report.
 
     Parameters
@@ -299,6 +308,9 @@ def evaluate(model_dir: str | Path | None, dataset: str | Path, out_dir: str | P
         ``always`` measures the model on every page rendered; ``auto`` measures what ``predict`` gives
         by default (:func:`mainentity.pipeline.predict_pages`), with the shipped static model for the
         pages of small sites (the report then notes the pages the static model was trained on).
+    abstain_below : float, optional
+        Answer nothing on pages scored below this probability (they count as wrong); default the
+        model's ``abstain_below`` (:func:`set_abstain_below`).
 
     Returns
     -------
@@ -310,7 +322,7 @@ def evaluate(model_dir: str | Path | None, dataset: str | Path, out_dir: str | P
     UserWarning
         When some of the pages were training pages of the model (same HTML); ``report.md`` says so too.
     """
-    model = _load_model(model_dir)
+    model = _load_model(model_dir, abstain_below)
     loaded = load_pages([str(dataset)], anchor_url_pattern=model.config.data.anchor_url_pattern, configurable=False)
     labeled = [page for page in loaded.pages if page.main_entity]
     if not labeled:

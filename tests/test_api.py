@@ -141,6 +141,30 @@ def test_save_writes_a_model_directory_that_loads_with_the_changed_parameters(tm
         model.directory / "meta.json").read_text(encoding="utf-8")
 
 
+def test_abstain_below_edited_in_a_model_directorys_config_is_the_one_the_model_uses(tmp_path):
+    directory = tmp_path / "general"
+    shutil.copytree(load_model().directory, directory)
+    config_path = directory / "config.yaml"
+    config = yaml.safe_load(config_path.read_text(encoding="utf-8"))
+    config["model"]["params"]["abstain_below"] = 0.7
+    config_path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    assert load_model(directory).params["abstain_below"] == 0.7
+    config["model"]["params"]["abstain_below"] = 1.5
+    config_path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"config.yaml: model.params.abstain_below must be a probability in "
+                                         r"\[0, 1\]; got 1.5"):
+        load_model(directory)
+
+
+def test_abstain_below_on_the_command_line_is_refused_for_a_model_whose_scores_are_not_probabilities(
+        tmp_path, caplog):
+    directory = title_tag_model(tmp_path).save(tmp_path / "title-tag")
+    argv = ["evaluate", str(directory), str(SAMPLE_SHOP), "-o", str(tmp_path / "report"), "--abstain-below", "0.5"]
+    assert cli.main(argv) == 2
+    assert "--abstain-below: the TitleTagRecognizer model has no abstain_below" in caplog.text
+    assert not (tmp_path / "report").exists()
+
+
 # -- with Chromium -------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -156,6 +180,24 @@ def cli_rows(model_dir: Path, dump: Path, out: Path) -> dict[str, dict]:
     assert cli.main(["predict", str(model_dir), str(dump), "-o", str(out)]) == 0
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     return {row["url"]: row for row in rows}
+
+
+@pytest.mark.browser
+def test_predict_abstains_below_the_command_lines_threshold_and_keeps_the_best_candidate(tmp_path, general_dir):
+    page = SAMPLE_SHOP / "sites" / "sample-shop" / "pages" / "index.html"  # the home page: a doubtful answer
+    out = tmp_path / "rows.jsonl"
+
+    def row(*options: str) -> dict:
+        argv = ["predict", str(general_dir), str(page), "-o", str(out), "--render", "always", "--overwrite"]
+        assert cli.main([*argv, *options]) == 0
+        [written] = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+        return written
+
+    answered = row()
+    assert answered["main_entity"] == answered["best_candidate"] == "Harbor Lane Goods" and answered["score"] < 1.0
+    assert row("--abstain-below", str(answered["score"])) == answered  # abstains below, not at, the threshold
+    abstained = row("--abstain-below", str(answered["score"] + 1e-6))
+    assert abstained == {**answered, "main_entity": ""}  # the text kept in best_candidate
 
 
 @pytest.mark.browser

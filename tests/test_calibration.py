@@ -8,7 +8,7 @@ import pytest
 
 from mainentity.features.transfer import TRANSFER_FEATURES
 from mainentity.models.calibration import DoubtCalibrator
-from mainentity.recognizers.doubt import DOUBT_SIGNALS, doubt_signals
+from mainentity.recognizers.doubt import DOUBT_SIGNALS, counterfactual_signals, doubt_signals
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -50,3 +50,34 @@ def test_signals_read_the_answer_its_runner_up_of_another_text_and_its_sources()
     assert alone[0] == 20.0 and alone[1] == 20.0  # bounded; no other text: the full margin
     with pytest.raises(ValueError, match="one score at least"):
         doubt_signals(x[:0], np.zeros(0), [])
+
+
+def test_a_counterfactual_answer_is_the_best_wrong_candidate_in_the_answers_place_with_its_score_and_margin():
+    x = np.zeros((4, len(TRANSFER_FEATURES)))
+    x[[0, 1], TRANSFER_FEATURES.index("first_h1")] = 1.0  # the answer, twice (its h1 and a title segment)
+    x[2, TRANSFER_FEATURES.index("template_share")] = 0.9  # the runner-up: text the site repeats
+    texts, right = ["Moby Dick", "Moby Dick", "Home", "Cart"], [True, True, False, False]
+    scores = np.array([6.0, 5.5, 2.0, -1.0])
+    signals = dict(zip(DOUBT_SIGNALS, counterfactual_signals(x, scores, texts, right), strict=True))
+    assert signals["score"] == 6.0 and signals["margin"] == 4.0  # the page's own score and lead
+    assert signals["first_h1"] == 0.0 and signals["template_share"] == 0.9  # the runner-up's evidence
+    assert counterfactual_signals(x[:2], scores[:2], texts[:2], right[:2]) is None  # no wrong text to swap in
+    with pytest.raises(ValueError, match="one correctness per score"):
+        counterfactual_signals(x, scores, texts, right[:3])
+
+
+def test_a_base_rate_moves_the_intercept_from_the_given_share_of_right_answers_to_it():
+    rng = np.random.default_rng(0)
+    signals = rng.normal(size=(200, 2))
+    correct = (signals[:, 0] + rng.normal(size=200) > 0).astype(float)
+    given = DoubtCalibrator().fit(signals, correct)
+    corrected = DoubtCalibrator().fit(signals, correct, base_rate=0.99)
+
+    def logit(p):
+        return np.log(p / (1 - p))
+
+    shift = logit(corrected.predict_proba(signals)) - logit(given.predict_proba(signals))
+    np.testing.assert_allclose(shift, logit(0.99) - logit(correct.mean()))
+    assert corrected.constant_ == 0.99
+    with pytest.raises(ValueError, match=r"base_rate must be in \(0, 1\); got 1.0"):
+        DoubtCalibrator().fit(signals, correct, base_rate=1.0)

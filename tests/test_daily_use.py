@@ -34,6 +34,8 @@ def no_slow_work(monkeypatch):
         (["predict", "nope.html"], "input 'nope.html' does not exist"),
         (["predict", "general", str(SAMPLE_SHOP), "nope-dump"], "input 'nope-dump' does not exist"),
         (["evaluate", "general", "nope"], "dataset 'nope' does not exist"),
+        (["predict", str(SAMPLE_SHOP), "--abstain-below", "1.5"], "--abstain-below must be a probability in [0, 1]"),
+        (["evaluate", str(SAMPLE_SHOP), "--abstain-below", "-0.1"], "got -0.1"),
         (["explain", "nope.html", "-o", "a.png"], "page 'nope.html' does not exist"),
         (["explain", "general", str(next(PAGE.glob("*.html"))), "-o", "a.jpg"], "the output must end in .png"),
         (["clean", "nope", "--method", "sst", "--report", "r.md"], "site dump 'nope' does not exist"),

@@ -10,6 +10,7 @@ import pytest
 from mainentity.models.ranker import AnswerCalibrator
 from mainentity.pipeline import predict_documents
 from mainentity.recognizers.base import make_recognizer
+from mainentity.recognizers.doubt import DOUBT_SIGNALS
 from mainentity.recognizers.general import GeneralRecognizer
 from mainentity.records import Document, Page, RenderedPage, TextBlock
 
@@ -235,5 +236,24 @@ def test_a_model_saved_before_the_calibration_option_reads_as_isotonic_and_answe
 
 
 def test_an_unknown_calibration_is_refused_before_fitting():
-    with pytest.raises(ValueError, match="unknown calibration 'beta'; valid: signals, platt, isotonic"):
+    with pytest.raises(ValueError, match="unknown calibration 'beta'; valid: counterfactual, signals, platt, isotonic"):
         GeneralRecognizer(calibration="beta").fit(sites(["oak"], 2))
+
+
+def test_counterfactual_wrong_answers_are_learned_from_whole_held_out_sites_only():
+    many_sites = GeneralRecognizer(max_iter=20, min_samples_leaf=2, n_folds=3, calibration="counterfactual",
+                                   random_state=0).fit(sites(["oak", "pine", "birch", "elm", "ash", "yew"], 3))
+    n_held_out = len(many_sites.calibration_correct_)
+    assert n_held_out >= 18 and len(many_sites.calibration_counterfactual_) == n_held_out  # a runner-up each
+    assert many_sites.calibrator_.model_ is not None  # right and (counterfactual) wrong answers
+    # the right answer's own sources (title segment, first h1) agree with it; the counterfactual runner-up's
+    # mostly do not (a generic-title copy's title segment is the runner-up's)
+    agree = DOUBT_SIGNALS.index("n_sources_agree")
+    assert np.mean(many_sites.calibration_counterfactual_[:, agree]) < 0.5
+    assert np.mean(many_sites.calibration_signals_[:, agree]) > 1.5
+    one_site = GeneralRecognizer(max_iter=20, min_samples_leaf=2, n_folds=3, calibration="counterfactual",
+                                 random_state=0).fit(sites(["oak"], 9))
+    assert len(one_site.calibration_counterfactual_) == 0 and len(one_site.calibration_correct_) == 9
+    signals = GeneralRecognizer(max_iter=20, min_samples_leaf=2, n_folds=3, random_state=0).fit(sites(["oak"], 9))
+    test = sites(["beech"], 2)
+    assert one_site.predict(test) == signals.predict(test)  # page folds: the signals calibrator

@@ -247,13 +247,16 @@ def test_a_report_of_probabilities_gives_ece_the_reliability_table_and_diagram(t
     # bins 0.9-1.0 (2 right, mean 0.95) and 0.1-0.2 (1 right of 2, mean 0.15): ECE (0.05 * 2 + 0.35 * 2) / 4
     assert "**0.200**" in report
     assert "| 0.9-1.0 | 2 | 0.950 | 1.000 |" in report and "| 0.1-0.2 | 2 | 0.150 | 0.500 |" in report
+    # abstaining below 0.5 answers the two pages scored 0.95, both right; below 0, all four, 3 of them right
+    assert "| 0.000 | 4 | 1.000 | 0.750 |" in report and "| 0.500 | 2 | 0.500 | 1.000 |" in report
     pytest.importorskip("matplotlib")
     assert paths["reliability"] == tmp_path / "reliability.png"
     assert paths["reliability"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and "](reliability.png)" in report
+    assert paths["coverage"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and "](coverage.png)" in report
 
 
 def test_a_report_of_scores_that_are_not_probabilities_has_no_reliability_table(per_page, tmp_path):
     paths = write_report(per_page, tmp_path, title="t")
     report = paths["report"].read_text(encoding="utf-8")
-    assert "scores are not probabilities" in report and "| bin |" not in report
-    assert not (tmp_path / "reliability.png").exists()
+    assert "scores are not probabilities" in report and "| bin |" not in report and "abstain_below" not in report
+    assert not (tmp_path / "reliability.png").exists() and not (tmp_path / "coverage.png").exists()

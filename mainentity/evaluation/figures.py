@@ -2,7 +2,8 @@
 
 Plots use matplotlib's object-oriented API with the Agg canvas (no pyplot, no global backend change).
 :func:`plot_reliability` draws the reliability diagram of an evaluation report
-(:func:`mainentity.evaluation.report.reliability_table`).
+(:func:`mainentity.evaluation.report.reliability_table`), :func:`plot_coverage` its coverage and accuracy
+when abstaining below each threshold (:func:`mainentity.evaluation.report.coverage_table`).
 """
 
 from __future__ import annotations
@@ -86,4 +87,34 @@ def plot_reliability(table: pd.DataFrame, ece: float, path: Path) -> Path:
     axes.set(xlim=(0, 1), ylim=(0, 1.05), xlabel="score (calibrated probability)", ylabel="exact match",
              title=f"Reliability (ECE {ece:.3f}; pages per bin)")
     axes.legend(loc="upper left", fontsize=8)
+    return save_figure(figure, path.with_suffix(""), ("png",))[0]
+
+
+def plot_coverage(table: pd.DataFrame, path: Path) -> Path:
+    """Draw coverage and accuracy against the ``abstain_below`` threshold into the PNG file ``path``.
+
+    Parameters
+    ----------
+    table : DataFrame
+        :func:`~mainentity.evaluation.report.coverage_table` (``abstain_below``, ``coverage``, ``accuracy``).
+    path : Path
+        Where the PNG goes (``.png``).
+
+    Returns
+    -------
+    path : Path
+
+    Raises
+    ------
+    ImportError
+        If matplotlib is not installed.
+    """
+    _, Figure = import_matplotlib()
+    figure = Figure(figsize=(4.5, 4.5))
+    axes = figure.add_subplot()
+    axes.plot(table["abstain_below"], table["coverage"], marker="o", label="coverage (pages answered)")
+    axes.plot(table["abstain_below"], table["accuracy"], marker="s", label="accuracy of the answers (exact)")
+    axes.set(xlim=(0, 1), ylim=(0, 1.05), xlabel="abstain_below (score threshold)", ylabel="share",
+             title="Abstaining below a threshold")
+    axes.legend(loc="lower left", fontsize=8)
     return save_figure(figure, path.with_suffix(""), ("png",))[0]

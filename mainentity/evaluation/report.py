@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from mainentity._files import write_text_atomic
-from mainentity.evaluation.figures import plot_reliability
+from mainentity.evaluation.figures import plot_coverage, plot_reliability
 from mainentity.evaluation.metrics import METRICS, SCORE_KEYS, expected_calibration_error, f1_from, score_page
 from mainentity.records import Page, Prediction
 
@@ -388,6 +388,47 @@ def reliability_table(per_page: pd.DataFrame, n_bins: int = 10) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["bin", "n_pages", "mean_score", "accuracy"])
 
 
+#: Thresholds of the report's coverage table: abstaining below each.
+COVERAGE_THRESHOLDS = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99)
+
+
+def coverage_table(per_page: pd.DataFrame, thresholds: Sequence[float] = COVERAGE_THRESHOLDS) -> pd.DataFrame:
+    """Coverage and accuracy when abstaining below each threshold of the predicted probability.
+
+    What ``abstain_below`` trades (selective prediction: the risk-coverage curve of El-Yaniv & Wiener
+    2010): the share of pages still answered, and how often those answers are exactly right. Only pages
+    whose ``score`` is a probability in [0, 1] count.
+
+    Parameters
+    ----------
+    per_page : DataFrame
+        From :func:`evaluate_predictions` (columns ``score`` and ``exact``).
+    thresholds : sequence of float, default COVERAGE_THRESHOLDS
+
+    Returns
+    -------
+    table : DataFrame
+        Columns ``abstain_below``, ``n_answered``, ``coverage`` (share of the scored pages answered) and
+        ``accuracy`` (exact match of those; ``nan`` when none is); empty without a scored page.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"score": [0.95, 0.92, 0.15, 0.6], "exact": [1.0, 1.0, 0.0, 0.0]})
+    >>> coverage_table(df, (0.0, 0.5, 0.9)).to_dict("records")  # doctest: +NORMALIZE_WHITESPACE
+    [{'abstain_below': 0.0, 'n_answered': 4, 'coverage': 1.0, 'accuracy': 0.5},
+     {'abstain_below': 0.5, 'n_answered': 3, 'coverage': 0.75, 'accuracy': 0.6667},
+     {'abstain_below': 0.9, 'n_answered': 2, 'coverage': 0.5, 'accuracy': 1.0}]
+    """
+    scored = per_page[per_page["score"].between(0.0, 1.0)]
+    rows = []
+    for threshold in thresholds if len(scored) else ():
+        answered = scored[scored["score"] >= threshold]
+        rows.append({"abstain_below": threshold, "n_answered": len(answered),
+                     "coverage": round(len(answered) / len(scored), 4),
+                     "accuracy": round(float(answered["exact"].mean()), 4) if len(answered) else float("nan")})
+    return pd.DataFrame(rows, columns=["abstain_below", "n_answered", "coverage", "accuracy"])
+
+
 #: How many pages the report's worst-pages list shows.
 N_WORST_PAGES = 10
 
@@ -442,14 +483,21 @@ def _reliability_section(per_page: pd.DataFrame, out: Path, paths: dict[str, Pat
         return ""
     scored = per_page[per_page["score"].between(0.0, 1.0)]
     ece = expected_calibration_error(scored["score"], scored["exact"])
+    coverage = coverage_table(per_page)
     try:
         paths["reliability"] = plot_reliability(reliability, ece, out / "reliability.png")
+        paths["coverage"] = plot_coverage(coverage, out / "coverage.png")
         diagram = "![reliability diagram](reliability.png)\n\n"
+        curve = "![coverage and accuracy](coverage.png)\n\n"
     except ImportError:
         diagram = "(No reliability diagram: it needs matplotlib, `pip install 'mainentity[report]'`.)\n\n"
+        curve = ""
     return ("## Reliability of the scores\n\nThe score is the probability that the answer is right. Pages "
             f"binned by it, against how often they were exactly right; expected calibration error (ECE, 10 "
-            f"equal-width bins) **{ece:.3f}**:\n\n{markdown_table(reliability)}\n\n{diagram}")
+            f"equal-width bins) **{ece:.3f}**:\n\n{markdown_table(reliability)}\n\n{diagram}"
+            "## Coverage and accuracy when abstaining\n\nWith `abstain_below` (`--abstain-below`) a page "
+            "scored below the threshold gets no answer: the share of pages still answered, and how often "
+            f"those answers are exactly right:\n\n{markdown_table(coverage)}\n\n{curve}")
 
 
 def write_report(
@@ -465,8 +513,9 @@ def write_report(
 
     When the scores are probabilities (``probability_scores``), the report also gives their expected
     calibration error, the reliability table and a reliability diagram, ``reliability.png`` beside
-    ``report.md`` (when matplotlib, the ``report`` extra, is installed); otherwise it says that the
-    scores are not probabilities and gives none of them.
+    ``report.md``, and the coverage and accuracy when abstaining below each threshold
+    (:func:`coverage_table`) with their curve, ``coverage.png`` (the PNGs when matplotlib, the ``report``
+    extra, is installed); otherwise it says that the scores are not probabilities and gives none of them.
 
     Each file is written to a temporary file in ``out_dir`` and moved into place with
     :func:`os.replace`, so an interrupted run leaves either the old file or the new one; ``report.md``
@@ -493,8 +542,8 @@ def write_report(
     Returns
     -------
     paths : dict of str to Path
-        Keys ``"report"``, ``"per_page"``, ``"summary"``, ``"per_site"``, and ``"reliability"`` when the
-        diagram was drawn.
+        Keys ``"report"``, ``"per_page"``, ``"summary"``, ``"per_site"``, and ``"reliability"`` and
+        ``"coverage"`` when the diagrams were drawn.
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -75,3 +75,54 @@ def doubt_signals(features: np.ndarray, scores: np.ndarray, texts: Sequence[str]
     agree = float(sources[0] + sources[1] + (sources[2] >= 0.8) + (sources[3] >= 0.8))
     bounded = np.clip([scores[best], margin], -SCORE_BOUND, SCORE_BOUND)
     return np.concatenate([bounded, answer, [agree]])
+
+
+def counterfactual_signals(features: np.ndarray, scores: np.ndarray, texts: Sequence[str],
+                           right: Sequence[bool]) -> np.ndarray | None:
+    """The signals of doubt a page would show had its best wrong candidate won in the answer's place.
+
+    The counterfactual ranking swaps the answer's text and the runner-up's: the best-scoring candidate
+    whose text is wrong and not the answer's takes the answer's score, and every candidate of the
+    answer's text is lowered by the same gap, so the score and the margin are those the page really has
+    and only the answer's own signals (its title and heading agreement, its template share, ...) change.
+    A calibrator that sees these as wrong answers learns what a wrong answer looks like from pages that
+    were all answered right; a page whose runner-up is close behind is where such a swap is likely.
+
+    Parameters
+    ----------
+    features, scores, texts
+        As for :func:`doubt_signals`.
+    right : sequence of bool
+        Whether each candidate's text is a right answer.
+
+    Returns
+    -------
+    signals : ndarray of shape (len(DOUBT_SIGNALS),) or None
+        ``None`` when no candidate of another text is wrong.
+
+    Raises
+    ------
+    ValueError
+        If there is no candidate or the lengths differ.
+
+    Examples
+    --------
+    >>> x = np.zeros((3, len(TRANSFER_FEATURES)))
+    >>> x[0, TRANSFER_FEATURES.index("first_h1")] = 1.0
+    >>> s = counterfactual_signals(x, np.array([3.0, 1.0, -2.0]), ["Moby Dick", "Home", "Cart"], [True, False, False])
+    >>> float(s[0]), float(s[1]), float(s[DOUBT_SIGNALS.index("first_h1")])
+    (3.0, 2.0, 0.0)
+    """
+    scores = np.asarray(scores, dtype=float)
+    if len(scores) == 0 or len(right) != len(scores) or len(texts) != len(scores):
+        raise ValueError(f"need one text and one correctness per score, and one score at least; got "
+                         f"{len(texts)}, {len(right)}, {len(scores)}")
+    best = int(np.argmax(scores))
+    wrong = [i for i in range(len(scores)) if not right[i] and texts[i] != texts[best]]
+    if not wrong:
+        return None
+    runner_up = max(wrong, key=lambda i: scores[i])
+    gap = scores[best] - scores[runner_up]
+    swapped = scores - gap * np.array([text == texts[best] for text in texts])
+    swapped[runner_up] = scores[best]
+    return doubt_signals(features, swapped, texts)

@@ -57,7 +57,7 @@ from mainentity.features.transfer import (
 from mainentity.models.calibration import DoubtCalibrator
 from mainentity.models.ranker import AnswerCalibrator, CandidateRanker
 from mainentity.recognizers.base import Recognizer
-from mainentity.recognizers.doubt import DOUBT_SIGNALS, doubt_signals
+from mainentity.recognizers.doubt import DOUBT_SIGNALS, counterfactual_signals, doubt_signals
 from mainentity.recognizers.scored_page import ScoredPage
 from mainentity.records import Document, Page, Prediction, TextBlock
 from mainentity.text import normalize_text
@@ -65,7 +65,7 @@ from mainentity.text import normalize_text
 _SITE_COLUMNS = [TRANSFER_FEATURES.index(name) for name in SITE_FEATURES]
 
 #: Calibrators of the answers' scores (see ``calibration`` in :class:`GeneralRecognizer`).
-CALIBRATIONS = ("signals", "platt", "isotonic")
+CALIBRATIONS = ("counterfactual", "signals", "platt", "isotonic")
 
 
 def _by_site(documents: Sequence[Document], site_keys: Sequence[Hashable] | None = None) -> dict[Hashable, list[int]]:
@@ -132,13 +132,19 @@ class GeneralRecognizer(Recognizer):
         (ranker score units, log-odds).
     calibrate : bool, default True
         Fit the answer calibrator on held-out folds; off, the score is the ranker's raw best score.
-    calibration : {"signals", "platt", "isotonic"}, default "signals"
+    calibration : {"counterfactual", "signals", "platt", "isotonic"}, default "signals"
         The calibrator: a logistic regression on the answer's signals of doubt
         (:func:`~mainentity.recognizers.doubt.doubt_signals`: score, margin to the runner-up, agreement of
         the page's sources, text the site repeats; :class:`~mainentity.models.calibration.DoubtCalibrator`),
         the same on the score alone (Platt scaling), or isotonic regression on the score
-        (:class:`~mainentity.models.ranker.AnswerCalibrator`). On the cross-site protocols the signals
-        are the best calibrated (``benchmarks/results/calibration.md``).
+        (:class:`~mainentity.models.ranker.AnswerCalibrator`). ``counterfactual`` is ``signals`` fitted
+        also on one counterfactual wrong answer per held-out page
+        (:func:`~mainentity.recognizers.doubt.counterfactual_signals`: its best wrong candidate in the
+        answer's place; counterfactual data augmentation, Kaushik, Hovy & Lipton 2020), the intercept
+        moved back to the held-out accuracy (prior correction, King & Zeng 2001); only when the folds
+        are whole sites, else it is ``signals``. On the cross-site protocols ``signals`` is the one
+        within both calibration targets where any is; ``counterfactual`` leaves fewer wrong answers
+        scored >= 0.9 at about the same ECE (``benchmarks/results/calibration.md``).
     n_folds : int, default 5
         Folds for the calibrator: whole sites when the training pages have at least this many sites
         (the held-out answers are then those of sites the model never saw, as a new user's), else pages.
@@ -284,11 +290,13 @@ class GeneralRecognizer(Recognizer):
             raise ValueError("no training document has candidates")
         X, y, groups, sites = (np.concatenate(a) for a in (rows, labels, groups, sites))
         self.ranker_ = self._ranker().fit(X, y, groups)
-        self.calibration_signals_, self.calibration_correct_ = np.zeros((0, len(DOUBT_SIGNALS))), np.zeros(0)
+        none = np.zeros((0, len(DOUBT_SIGNALS)))
+        self.calibration_signals_, self.calibration_correct_, self.calibration_counterfactual_ = none, np.zeros(0), none
         if self.calibrate:
-            self.calibration_signals_, self.calibration_correct_ = self._held_out_answers(
-                (X, y, groups, sites), augmented, features, site_keys)
-        self.calibrator_ = self._fit_calibrator(self.calibration_signals_, self.calibration_correct_)
+            self.calibration_signals_, self.calibration_correct_, self.calibration_counterfactual_ = (
+                self._held_out_answers((X, y, groups, sites), augmented, features, site_keys))
+        self.calibrator_ = self._fit_calibrator(self.calibration_signals_, self.calibration_correct_,
+                                                self.calibration_counterfactual_)
         self.feature_names_ = TRANSFER_FEATURES
         self.n_training_pages_ = len(rows) - n_copies
         self.n_generic_title_copies_ = n_copies
@@ -327,21 +335,28 @@ class GeneralRecognizer(Recognizer):
                 site_keys.append(("generic title", len(copies)))
         return [*documents, *copies], site_keys
 
-    def _held_out_answers(self, training, documents, features, site_keys) -> tuple[np.ndarray, np.ndarray]:
-        """Signals of doubt of the answers a model fitted without their fold gives, and whether each was right.
+    def _held_out_answers(self, training, documents, features, site_keys) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Signals of doubt of the answers a model fitted without their fold gives, whether each was right, and
+        the signals of the counterfactual wrong answers of those pages (:func:`counterfactual_signals`).
 
         ``training`` is the ranker's ``(X, y, groups, sites)``; a held-out page is scored on all its
         candidates (``features``, per document) and voted on with the other held-out pages of its site,
-        as :meth:`predict` would; right means equal to a label after normalisation (exact match).
+        as :meth:`predict` would; right means equal to a label after normalisation (exact match). The
+        counterfactual answers are given only when the folds are whole sites: the right answers they are
+        told from are then those of many templates; from pages of one or a few sites, what tells a right
+        answer from its runner-up is that site's template (trained on christianbook alone, its answers are
+        all the first ``<h1>`` of a slot every page has), which misleads on other sites
+        (``benchmarks/results/calibration.md``).
         """
         X, y, groups, sites = training
-        units = sites if len(np.unique(sites)) >= self.n_folds else groups
+        by_site = len(np.unique(sites)) >= self.n_folds
+        units = sites if by_site else groups
         unit_ids = np.unique(units)
         fold_of = dict(zip(unit_ids, np.random.default_rng(self.random_state).permutation(len(unit_ids))
                            % self.n_folds, strict=True))
         folds = np.array([fold_of[u] for u in units])
         page_ids, first_rows = np.unique(groups, return_index=True)
-        signals, correct = [], []
+        signals, correct, counterfactual = [], [], []
         for fold in range(self.n_folds):
             held = folds == fold
             if not held.any() or len(np.unique(y[~held])) < 2:
@@ -356,16 +371,30 @@ class GeneralRecognizer(Recognizer):
                 texts = [candidate.text for candidate in features[page][0]]
                 signals.append(doubt_signals(features[page][1], scores[page], texts))
                 wanted = {normalize_text(label) for label in documents[page].page.main_entity}
-                correct.append(normalize_text(texts[int(np.argmax(scores[page]))]) in wanted)
-        return np.array(signals).reshape(-1, len(DOUBT_SIGNALS)), np.array(correct, dtype=float)
+                right = [normalize_text(text) in wanted for text in texts]
+                correct.append(right[int(np.argmax(scores[page]))])
+                swapped = counterfactual_signals(features[page][1], scores[page], texts, right) if by_site else None
+                if swapped is not None:
+                    counterfactual.append(swapped)
+        width = len(DOUBT_SIGNALS)
+        return (np.array(signals).reshape(-1, width), np.array(correct, dtype=float),
+                np.array(counterfactual).reshape(-1, width))
 
-    def _fit_calibrator(self, signals: np.ndarray, correct: np.ndarray) -> DoubtCalibrator | AnswerCalibrator | None:
-        """The ``calibration`` calibrator fitted on held-out answers' signals; ``None`` without any."""
+    def _fit_calibrator(self, signals: np.ndarray, correct: np.ndarray, counterfactual: np.ndarray,
+                        ) -> DoubtCalibrator | AnswerCalibrator | None:
+        """The ``calibration`` calibrator fitted on held-out answers' signals (and, for ``counterfactual``, on
+        their counterfactual wrong answers'); ``None`` without any."""
         if len(correct) == 0:
             return None
+        if self.calibration == "counterfactual" and len(counterfactual):
+            # one made-up wrong answer per page (a balanced design): the intercept is moved back to the
+            # held-out accuracy, so the counterfactuals shape the slopes and the real answers the base rate
+            base_rate = (correct.sum() + 1.0) / (len(correct) + 2.0)  # as DoubtCalibrator's constant_
+            return DoubtCalibrator().fit(np.concatenate([signals, counterfactual]),
+                                         np.concatenate([correct, np.zeros(len(counterfactual))]), base_rate=base_rate)
         if self.calibration == "isotonic":
             return AnswerCalibrator().fit(signals[:, 0], correct)
-        return DoubtCalibrator().fit(signals if self.calibration == "signals" else signals[:, :1], correct)
+        return DoubtCalibrator().fit(signals[:, :1] if self.calibration == "platt" else signals, correct)
 
     def _probability(self, signals: np.ndarray) -> float:
         """The calibrated probability of an answer with these signals of doubt."""
