@@ -61,7 +61,8 @@ class PredictionWriter:
         pages are not in :attr:`done` and get predicted again.
     model : dict, optional
         Who writes the rows (:func:`model_identity`): recorded in the sidecar ``<path>.model.json``;
-        an existing output whose sidecar names another model (another digest) is refused.
+        an existing output with rows whose sidecar names another model (another digest), or that has no
+        sidecar (its rows' model is unknown), is refused.
     overwrite : bool, default False
         Start the file afresh instead of resuming it.
 
@@ -69,7 +70,7 @@ class PredictionWriter:
     ------
     ValueError
         If the suffix is neither ``.jsonl`` nor ``.csv`` (``-``: JSON Lines to standard output), or the
-        output holds rows of another model.
+        output holds rows of another model or of an unknown one.
     """
 
     def __init__(self, path: str | Path, *, retry_errors: bool = False, model: dict | None = None,
@@ -211,21 +212,29 @@ def model_identity(name: str, directory: str | Path, model_file: str | Path) -> 
 
 
 def _check_same_model(path: Path, model: dict) -> None:
-    """Refuse to resume ``path`` when it has rows and its sidecar records a model other than ``model``."""
+    """Refuse to resume ``path`` when it has rows and its sidecar records a model other than ``model``, or
+    records none (a file of an older mainentity, or of another program: its rows' model is unknown)."""
     sidecar = model_sidecar(path)
-    if not path.is_file() or not sidecar.is_file():
+    if not path.is_file():
         return
     with path.open("rb") as file:
         n_lines = sum(1 for line in file if line.strip())
     if n_lines <= (1 if path.suffix.lower() == ".csv" else 0):  # no row yet (a CSV's header at most)
         return
+    what_to_do = "write to another output (-o), or add --overwrite to replace it"
     try:
         written_by = json.loads(sidecar.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return
+        if not isinstance(written_by, dict) or "digest" not in written_by:
+            raise ValueError(f"{sidecar.name} names no model digest")
+    except FileNotFoundError:
+        raise ValueError(f"{path} holds rows of an unknown model (no {sidecar.name} beside it records which model "
+                         f"wrote them); this run uses {model['model']!r}: {what_to_do}") from None
+    except (OSError, ValueError) as error:
+        raise ValueError(f"{path} holds rows of an unknown model ({sidecar} is unreadable: {error}); this run "
+                         f"uses {model['model']!r}: {what_to_do}") from error
     if written_by.get("digest") != model["digest"]:
         raise ValueError(
             f"{path} holds rows of the model {written_by.get('model')!r} ({written_by.get('directory')}, "
             f"digest {written_by.get('digest')}); this run uses {model['model']!r} (digest {model['digest']}): "
-            f"write to another output (-o), or add --overwrite to replace it"
+            f"{what_to_do}"
         )

@@ -98,6 +98,22 @@ def test_an_output_records_its_model_and_refuses_another(tmp_path):
     assert empty.read_text().splitlines()[1].startswith("s,c.html,u,C,0.5")
 
 
+def test_an_output_without_its_model_record_is_refused_unless_overwritten(tmp_path):
+    """Rows whose model is unknown (no sidecar: an older mainentity's output, or the record deleted) are not
+    taken over by a model silently: that is refused, naming the missing record; --overwrite replaces them."""
+    general = _model(tmp_path, "general")
+    out = tmp_path / "out.jsonl"
+    out.write_text(json.dumps(Prediction("s", "a.html", "u", "A", 0.5).to_dict()) + "\n")
+    with pytest.raises(ValueError, match=r"unknown model \(no out.jsonl.model.json beside it.*--overwrite"):
+        PredictionWriter(out, model=general)
+    model_sidecar(out).write_text("{not json")
+    with pytest.raises(ValueError, match="unknown model .*out.jsonl.model.json is unreadable"):
+        PredictionWriter(out, model=general)
+    with PredictionWriter(out, model=general, overwrite=True) as writer:
+        assert writer.done == set()
+    assert json.loads(model_sidecar(out).read_text())["digest"] == general["digest"]
+
+
 def test_dash_writes_json_lines_to_stdout(capsys):
     with PredictionWriter("-") as writer:
         writer.write(Prediction("s", "a.html", "u", "A", 0.25))
