@@ -109,6 +109,22 @@ def resolve_model(model: str | Path | None) -> Path:
     )
 
 
+def is_shipped_model(directory: str | Path) -> bool:
+    """Whether a model directory is one of the models shipped in a mainentity package: under
+    :data:`PRETRAINED_DIR`, however the path is spelt (``mainentity/pretrained/general``, a symlink), or
+    under the ``pretrained`` folder of another copy of the package (a second checkout). Nothing may be
+    written there: a command's outputs go elsewhere.
+
+    >>> is_shipped_model(PRETRAINED_DIR / "general"), is_shipped_model("runs/general")
+    (True, False)
+    """
+    parent = Path(directory).resolve().parent
+    return parent == PRETRAINED_DIR or (
+        parent.name == PRETRAINED_DIR.name and parent.parent.name == PRETRAINED_DIR.parent.name
+        and (parent.parent / "__init__.py").is_file()
+    )
+
+
 def ship_model(run_dir: str | Path, name: str | None = None) -> Path:
     """Copy a trained model (model file, ``config.yaml``, ``meta.json``) into the package's shipped models.
 

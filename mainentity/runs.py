@@ -37,8 +37,8 @@ from mainentity.loading import (
 )
 from mainentity.model_io import MODEL_FILE
 from mainentity.model_store import (
-    PRETRAINED_DIR,
     TrainedModel,
+    is_shipped_model,
     load_static_model,
     load_trained_model,
     portable_config,
@@ -283,6 +283,25 @@ def _static_model_for(pages: Sequence[Page], policy: str) -> TrainedModel | None
     return load_static_model() if policy == "auto" and has_small_site else None
 
 
+def default_report_dir(model_dir: str | Path, dataset: str | Path) -> Path:
+    """Where ``evaluate`` writes its report when not told: ``MODEL/evaluations/<dataset name>``; for a
+    shipped model (:func:`mainentity.model_store.is_shipped_model`, also given by its path) under
+    ``runs/pretrained-<name>/`` in the working directory instead, never into the package nor into the
+    run directory that ``train`` writes for a config of the same name.
+
+    >>> default_report_dir("runs/msrbfn", "data/shop").as_posix()
+    'runs/msrbfn/evaluations/shop'
+    >>> default_report_dir(PRETRAINED_DIR / "general", "data/shop").as_posix()
+    'runs/pretrained-general/evaluations/shop'
+    """
+    model_dir, name = Path(model_dir), Path(dataset).resolve().name
+    if is_shipped_model(model_dir):
+        logger.info("%s ships with the package: its report goes under runs/pretrained-%s/", model_dir,
+                    model_dir.resolve().name)
+        return Path("runs") / f"pretrained-{model_dir.resolve().name}" / "evaluations" / name
+    return model_dir / "evaluations" / name
+
+
 def evaluate(model_dir: str | Path | None, dataset: str | Path, out_dir: str | Path | None = None, *,
              render_policy: str = "always") -> Path:
     """Predict every labeled page of a dataset with a trained model and write the evaluation report.
@@ -303,7 +322,7 @@ def evaluate(model_dir: str | Path | None, dataset: str | Path, out_dir: str | P
     Returns
     -------
     out_dir : Path
-        Where report.md and the CSV tables were written (default ``<model_dir>/evaluations/<name>``).
+        Where report.md and the CSV tables were written (default :func:`default_report_dir`).
 
     Warns
     -----
@@ -330,11 +349,7 @@ def evaluate(model_dir: str | Path | None, dataset: str | Path, out_dir: str | P
                 "answers small sites under --render auto: its answers there overstate how it does on new pages.")
         notes.append(note)
         warnings.warn(f"evaluate {dataset}: {note}", UserWarning, stacklevel=2)
-    # a shipped model's reports go under runs/pretrained-<name>/, never into the installed package nor into
-    # the run directory that `train` writes for a config of the same name
-    home = (Path("runs") / f"pretrained-{model.directory.name}" if model.directory.parent == PRETRAINED_DIR
-            else model.directory)
-    out = Path(out_dir) if out_dir else home / "evaluations" / Path(dataset).name
+    out = Path(out_dir) if out_dir else default_report_dir(model.directory, dataset)
     out.mkdir(parents=True, exist_ok=True)
     predictions = predict_pages(model, labeled, subresources=loaded.subresources, progress_desc="evaluate",
                                 render_policy=render_policy, static_model=static_model)

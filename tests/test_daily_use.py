@@ -2,9 +2,11 @@
 
 import io
 import json
+import os
 import subprocess
 import sys
 import warnings
+from pathlib import Path
 
 import pytest
 from conftest import REPO, SAMPLE_SHOP
@@ -189,3 +191,20 @@ def test_an_unreadable_html_file_among_single_pages_is_one_error_row(tmp_path):
     reasons = {failure.path: failure.reason for failure in loaded.failures}
     assert set(reasons) == {"empty.html", "binary.html"}
     assert "empty" in reasons["empty.html"] and "binary.html" in reasons["binary.html"]
+
+
+def test_a_shipped_model_given_by_path_reports_outside_the_package(tmp_path, monkeypatch):
+    """``evaluate mainentity/pretrained/general DATASET`` (a path, not the name) and the shipped models of
+    another checkout report under runs/pretrained-<name>/ of the working directory, never into the package."""
+    from mainentity.model_store import PRETRAINED_DIR
+
+    monkeypatch.chdir(tmp_path)
+    by_path = os.path.relpath(PRETRAINED_DIR / "general")
+    assert runs.default_report_dir(by_path, SAMPLE_SHOP) == Path("runs/pretrained-general/evaluations/sample-shop")
+    other_checkout = tmp_path / "clone" / "mainentity"
+    (other_checkout / "pretrained" / "general").mkdir(parents=True)
+    (other_checkout / "__init__.py").write_text("")
+    assert runs.default_report_dir(other_checkout / "pretrained" / "general", "data/shop") == Path(
+        "runs/pretrained-general/evaluations/shop")
+    (tmp_path / "runs" / "mine").mkdir(parents=True)
+    assert runs.default_report_dir("runs/mine", "data/shop") == Path("runs/mine/evaluations/shop")
