@@ -208,3 +208,13 @@ def test_a_shipped_model_given_by_path_reports_outside_the_package(tmp_path, mon
         "runs/pretrained-general/evaluations/shop")
     (tmp_path / "runs" / "mine").mkdir(parents=True)
     assert runs.default_report_dir("runs/mine", "data/shop") == Path("runs/mine/evaluations/shop")
+
+
+@pytest.mark.parametrize("data", [b"", b"  \n\t"])
+def test_empty_stdin_is_named_standard_input(monkeypatch, data):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    with pytest.raises(ValueError, match=rf"standard input \(-\) was empty \({len(data)} bytes\)"):
+        load_inputs(["-"])
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(bytes(range(256)) * 4)))
+    with pytest.raises(ValueError, match=r"standard input \(-\) is not an HTML page: .*not text"):
+        load_inputs(["-"])
