@@ -218,3 +218,59 @@ def test_empty_stdin_is_named_standard_input(monkeypatch, data):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(bytes(range(256)) * 4)))
     with pytest.raises(ValueError, match=r"standard input \(-\) is not an HTML page: .*not text"):
         load_inputs(["-"])
+
+
+def test_options_go_anywhere_among_the_arguments():
+    parse = cli.build_parser().parse_args
+    args = parse(["predict", "general", "--render", "always", "a.html", "-o", "x.jsonl", "b.html"])
+    assert (args.paths, args.render_policy, args.output) == (["general", "a.html", "b.html"], "always", "x.jsonl")
+    args = parse(["evaluate", "general", "--max-pages", "5", "data", "-q"])
+    assert (args.paths, args.max_pages, args.quiet, args.verbose) == (["general", "data"], 5, True, False)
+    assert parse(["-v", "explain", "p.html", "-o", "p.png"]).verbose
+    assert parse(["explain", "p.html", "-v", "-o", "p.png"]).verbose
+    args = parse(["clean", "dump", "-o", "r.md", "--method", "sst", "--cache-dir", "c"])
+    assert (args.output, args.cache_dir) == ("r.md", "c")
+    assert parse(["clean", "dump", "--report", "r.md", "--method", "sst"]).output == "r.md"
+    args = parse(["annotate", "--model", "dump"])
+    assert (args.site_dump, args.model) == (None, "dump")  # _check_arguments reads it as the dump
+    assert parse(["annotate", "dump", "--model"]).model == "general"
+
+
+@pytest.mark.parametrize("command", sorted(cli.COMMAND_HELP))
+def test_every_command_has_a_description_an_example_and_its_defaults_in_help(command, capsys):
+    with pytest.raises(SystemExit):
+        cli.main([command, "--help"])
+    text = capsys.readouterr().out
+    description, example = cli.COMMAND_HELP[command]
+    assert " ".join(description.split()[:6]) in " ".join(text.split())
+    assert f"example:\n  mainentity {command} " in text and example.split("\n")[0] in text
+    assert "-q, --quiet" in text and "-v, --verbose" in text
+    if command == "explain":
+        assert "(default: 5)" in text  # --top
+    if command in ("train", "predict", "evaluate", "benchmark", "explain", "clean", "annotate"):
+        assert "--cache-dir" in text
+
+
+def test_verbose_and_quiet_together_are_refused_and_the_cache_dir_reaches_the_environment(tmp_path, monkeypatch):
+    from mainentity.config import CACHE_DIR_ENV, default_cache_dir
+
+    monkeypatch.setenv(CACHE_DIR_ENV, "")  # restored after the test: main() sets it
+    monkeypatch.setattr(runs, "evaluate", lambda *args, **options: pytest.fail("nothing runs: -v with -q"))
+    with pytest.raises(SystemExit):
+        cli.main(["-v", "evaluate", str(SAMPLE_SHOP), "-q"])
+    cache = tmp_path / "cache"
+    assert cli.main(["clean", "nope", "--method", "sst", "-o", "r.md", "--cache-dir", str(cache)]) == 2
+    assert default_cache_dir() == str(cache)
+
+
+def test_quiet_keeps_the_errors_and_drops_the_progress_lines(tmp_path):
+    """``-q`` after the sub-command: the error line stays, the "loading" line before it goes."""
+    (tmp_path / "empty-model").mkdir()
+    page = str(next(PAGE.glob("*.html")))
+    command = [sys.executable, "-m", "mainentity", "predict", str(tmp_path / "empty-model"), page, "-o",
+               str(tmp_path / "out.jsonl")]
+    loud, quiet = (subprocess.run(command + flags, capture_output=True, text=True, cwd=REPO) for flags in ([], ["-q"]))
+    assert loud.returncode == quiet.returncode == 2
+    assert "INFO mainentity: predict: loading the model" in loud.stderr
+    assert "INFO" not in quiet.stderr and "ERROR mainentity: " in quiet.stderr
+    assert "config.yaml is missing" in quiet.stderr
