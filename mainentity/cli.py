@@ -6,6 +6,7 @@ Every entry point is ``main(argv) -> int`` so it can be tested with a list of ar
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import os
 import sys
@@ -294,6 +295,8 @@ def _check_arguments(args: argparse.Namespace):
 
     Returns the loaded config for ``train`` (None otherwise). Raises FileNotFoundError or ValueError.
     """
+    if getattr(args, "max_pages", None) is not None and args.max_pages < 1:
+        raise ValueError(f"--max-pages must be >= 1; got {args.max_pages}")
     if args.command == "train":
         from mainentity.config import load_config
 
@@ -332,8 +335,6 @@ def _check_arguments(args: argparse.Namespace):
 
 def _with_overrides(config, args: argparse.Namespace):
     """A training config with the command line's ``--cache-dir`` and ``--max-pages``, which override it."""
-    import dataclasses
-
     if args.cache_dir is not None:
         config = dataclasses.replace(config, render=dataclasses.replace(config.render, cache_dir=args.cache_dir))
     if args.max_pages is not None:
@@ -375,15 +376,19 @@ def run_command(args: argparse.Namespace) -> int:
         _run_predict(args)
     elif args.command == "evaluate":
         model, dataset = _model_and_input(args.paths, "DATASET")
-        out_dir = runs.evaluate(model, dataset, args.output, render_policy=args.render_policy)
+        out_dir = runs.evaluate(model, dataset, args.output, render_policy=args.render_policy,
+                                max_pages=args.max_pages)
         print(f"report written to {out_dir / 'report.md'}")
         print(_headline(out_dir / "summary.csv"))
     elif args.command == "benchmark":
         from mainentity.comparison.compare import run_benchmark
         from mainentity.config import load_benchmark_config
 
+        config = load_benchmark_config(args.config)
+        if args.cache_dir is not None:  # the command line overrides the config's render.cache_dir
+            config = dataclasses.replace(config, render=dataclasses.replace(config.render, cache_dir=args.cache_dir))
         out_dir = run_benchmark(
-            load_benchmark_config(args.config),
+            config,
             systems=args.systems,
             datasets=args.datasets,
             max_pages=args.max_pages,

@@ -323,11 +323,23 @@ def load_labeled_pages(
     labeled = [page for page in loaded.pages if page.main_entity]
     if not labeled:
         raise ValueError(f"no labeled pages in {', '.join(data.datasets) or 'data.datasets (empty)'}")
-    limit = min(n for n in (max_pages, data.max_pages, len(labeled)) if n is not None)
-    if limit < len(labeled):
-        keep = np.random.default_rng(random_state).choice(len(labeled), limit, replace=False)
-        labeled = [labeled[i] for i in sorted(keep)]
-    return loaded, labeled
+    limits = [n for n in (max_pages, data.max_pages) if n is not None]
+    return loaded, sample_pages(labeled, min(limits) if limits else None, random_state=random_state)
+
+
+def sample_pages(pages: Sequence[Page], max_pages: int | None, *, random_state: int = 0) -> list[Page]:
+    """At most ``max_pages`` of ``pages``: a seeded sample kept in their order (all of them for ``None``).
+
+    >>> pages = [Page("s", f"{i}.html", "", "") for i in range(10)]
+    >>> [page.path for page in sample_pages(pages, 3)] == [page.path for page in sample_pages(pages, 3)]
+    True
+    >>> len(sample_pages(pages, 3)), len(sample_pages(pages, None)), len(sample_pages(pages, 20))
+    (3, 10, 10)
+    """
+    if max_pages is None or max_pages >= len(pages):
+        return list(pages)
+    keep = np.random.default_rng(random_state).choice(len(pages), max_pages, replace=False)
+    return [pages[i] for i in sorted(keep)]
 
 
 def train_test_folds(

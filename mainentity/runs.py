@@ -34,6 +34,7 @@ from mainentity.loading import (
     load_pages,
     load_run_pages,
     page_key,
+    sample_pages,
 )
 from mainentity.model_io import MODEL_FILE
 from mainentity.model_store import (
@@ -291,6 +292,7 @@ def default_report_dir(model_dir: str | Path, dataset: str | Path) -> Path:
 
     >>> default_report_dir("runs/msrbfn", "data/shop").as_posix()
     'runs/msrbfn/evaluations/shop'
+    >>> from mainentity.model_store import PRETRAINED_DIR
     >>> default_report_dir(PRETRAINED_DIR / "general", "data/shop").as_posix()
     'runs/pretrained-general/evaluations/shop'
     """
@@ -303,7 +305,7 @@ def default_report_dir(model_dir: str | Path, dataset: str | Path) -> Path:
 
 
 def evaluate(model_dir: str | Path | None, dataset: str | Path, out_dir: str | Path | None = None, *,
-             render_policy: str = "always") -> Path:
+             render_policy: str = "always", max_pages: int | None = None) -> Path:
     """Predict every labeled page of a dataset with a trained model and write the evaluation report.
 
     Parameters
@@ -318,6 +320,8 @@ def evaluate(model_dir: str | Path | None, dataset: str | Path, out_dir: str | P
         ``always`` measures the model on every page rendered; ``auto`` measures what ``predict`` gives
         by default (:func:`mainentity.pipeline.predict_pages`), with the shipped static model for the
         pages of small sites (the report then notes the pages the static model was trained on).
+    max_pages : int, optional
+        Score at most this many labeled pages, a seeded sample (:func:`mainentity.loading.sample_pages`).
 
     Returns
     -------
@@ -331,7 +335,7 @@ def evaluate(model_dir: str | Path | None, dataset: str | Path, out_dir: str | P
     """
     model = _load_model(model_dir)
     loaded = load_pages([str(dataset)], anchor_url_pattern=model.config.data.anchor_url_pattern, configurable=False)
-    labeled = [page for page in loaded.pages if page.main_entity]
+    labeled = sample_pages([page for page in loaded.pages if page.main_entity], max_pages)
     if not labeled:
         raise ValueError(f"no labeled pages in {dataset}")
     notes = []

@@ -274,3 +274,18 @@ def test_quiet_keeps_the_errors_and_drops_the_progress_lines(tmp_path):
     assert "INFO mainentity: predict: loading the model" in loud.stderr
     assert "INFO" not in quiet.stderr and "ERROR mainentity: " in quiet.stderr
     assert "config.yaml is missing" in quiet.stderr
+
+
+def test_evaluate_passes_max_pages_and_refuses_zero(monkeypatch, tmp_path, caplog):
+    calls = []
+
+    def evaluate(model, dataset, out, **options):
+        calls.append(options)
+        (tmp_path / "summary.csv").write_text("n_pages,n_errors,rouge1_f,exact\n5,0,0.9,0.8\n")
+        return tmp_path
+
+    monkeypatch.setattr(runs, "evaluate", evaluate)
+    assert cli.main(["evaluate", str(SAMPLE_SHOP), "--max-pages", "5"]) == 0
+    assert calls == [{"render_policy": "always", "max_pages": 5}]
+    assert cli.main(["evaluate", str(SAMPLE_SHOP), "--max-pages", "0"]) == 2
+    assert "--max-pages must be >= 1; got 0" in caplog.text and len(calls) == 1
