@@ -378,7 +378,7 @@ def run_command(args: argparse.Namespace) -> int:
         model, dataset = _model_and_input(args.paths, "DATASET")
         out_dir = runs.evaluate(model, dataset, args.output, render_policy=args.render_policy,
                                 max_pages=args.max_pages)
-        print(f"report written to {out_dir / 'report.md'}")
+        print(f"report written to {out_dir / 'report.md'} and {out_dir / 'report.html'}")
         print(_headline(out_dir / "summary.csv"))
     elif args.command == "benchmark":
         from mainentity.comparison.compare import run_benchmark
