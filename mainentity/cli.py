@@ -178,6 +178,9 @@ def _add_evaluate(commands) -> None:
                                "predict gives by default (auto: few pages rendered)")
     evaluate.add_argument("--max-pages", type=int, metavar="N",
                           help="score at most N labeled pages, a seeded sample (default: all)")
+    evaluate.add_argument("--screenshots", action="store_true",
+                          help="save a screenshot of each worst page, its predicted box outlined, for the "
+                               "report to link (renders those pages again)")
     _add_cache_dir(evaluate)
 
 
@@ -377,7 +380,7 @@ def run_command(args: argparse.Namespace) -> int:
     elif args.command == "evaluate":
         model, dataset = _model_and_input(args.paths, "DATASET")
         out_dir = runs.evaluate(model, dataset, args.output, render_policy=args.render_policy,
-                                max_pages=args.max_pages)
+                                max_pages=args.max_pages, screenshots=args.screenshots)
         print(f"report written to {out_dir / 'report.md'} and {out_dir / 'report.html'}")
         print(_headline(out_dir / "summary.csv"))
     elif args.command == "benchmark":

@@ -162,13 +162,16 @@ def _write_meta(run_dir, config, loaded, train_pages, test_pages, render_failure
 
 
 def _evaluate(predictions, labels, config: Config, out_dir: Path, *, title: str, notes=(),
-              probability_scores: bool = False) -> dict:
-    """Score predictions against labels, write the report files into ``out_dir``; return the summary."""
+              probability_scores: bool = False, screenshots=None) -> dict:
+    """Score predictions against labels, write the report files into ``out_dir``; return the summary.
+    ``screenshots``, when given, is called with the worst pages' table before the report is written."""
     from mainentity.evaluation.bootstrap import add_ci_columns
-    from mainentity.evaluation.report import evaluate_predictions, summarize, write_report
+    from mainentity.evaluation.report import evaluate_predictions, summarize, worst_pages, write_report
 
     dataset = ",".join(Path(d).name for d in (config.data.test_datasets or config.data.datasets))
     per_page = evaluate_predictions(predictions, labels, system=config.name, dataset=dataset)
+    if screenshots is not None:
+        screenshots(worst_pages(per_page))
     summary = add_ci_columns(summarize(per_page), per_page, random_state=config.seed)
     write_report(per_page, out_dir, title=title, notes=notes, summary=summary, probability_scores=probability_scores)
     return summary.iloc[0].to_dict() if len(summary) else {}
@@ -305,7 +308,7 @@ def default_report_dir(model_dir: str | Path, dataset: str | Path) -> Path:
 
 
 def evaluate(model_dir: str | Path | None, dataset: str | Path, out_dir: str | Path | None = None, *,
-             render_policy: str = "always", max_pages: int | None = None) -> Path:
+             render_policy: str = "always", max_pages: int | None = None, screenshots: bool = False) -> Path:
     """Predict every labeled page of a dataset with a trained model and write the evaluation report.
 
     Parameters
@@ -322,6 +325,9 @@ def evaluate(model_dir: str | Path | None, dataset: str | Path, out_dir: str | P
         pages of small sites (the report then notes the pages the static model was trained on).
     max_pages : int, optional
         Score at most this many labeled pages, a seeded sample (:func:`mainentity.loading.sample_pages`).
+    screenshots : bool, default False
+        Also save a screenshot of each of the report's worst pages, their predicted box outlined
+        (:func:`screenshot_worst_pages`); the report links them.
 
     Returns
     -------
@@ -362,8 +368,56 @@ def evaluate(model_dir: str | Path | None, dataset: str | Path, out_dir: str | P
         predictions, labels_of(labeled), config, out, title=f"{model.config.name} on {Path(dataset).name}",
         notes=[*notes, *anchor_coverage_notes(loaded.anchor_coverage, configurable=False)],
         probability_scores=model.recognizer.scores_are_probabilities(),
+        screenshots=(lambda worst: screenshot_worst_pages(worst, labeled, predictions, out, model.config.render,
+                                                          loaded.subresources)) if screenshots else None,
     )
     return out
+
+
+def screenshot_worst_pages(worst, pages: Sequence[Page], predictions: Sequence[Prediction], out_dir: Path,
+                           render: RenderConfig, subresources) -> int:
+    """Save a screenshot of each of the worst pages into a report's directory, for the report to link.
+
+    Each is the 1024x768 CSS px viewport of the page as the model saw it, the predicted main entity's box
+    outlined in red, at :func:`mainentity.evaluation.report.screenshot_name` under ``out_dir``. A page that
+    cannot be rendered is logged and goes without one.
+
+    Parameters
+    ----------
+    worst : DataFrame
+        :func:`mainentity.evaluation.report.worst_pages`: ``site_id`` and ``path`` columns.
+    pages, predictions : sequence
+        The evaluated pages and their predictions (for the page itself and its box).
+    out_dir : Path
+        The report's directory.
+    render : RenderConfig
+        The model's renderer settings.
+    subresources : SubresourceSources
+        What serves the pages' stylesheets, fonts and images.
+
+    Returns
+    -------
+    n_saved : int
+    """
+    from mainentity.evaluation.report import screenshot_name
+    from mainentity.render import Renderer
+
+    by_key = {page_key(page): page for page in pages}
+    boxes = {(p.site_id, p.path): p.bbox for p in predictions if p.bbox is not None}
+    keys = [key for key in zip(worst["site_id"], worst["path"], strict=True) if key in by_key]
+    n_saved = 0
+    with Renderer(render_settings(render)) as renderer:
+        for key in keys:
+            target = out_dir / screenshot_name(*key)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                renderer.screenshot(by_key[key], target, full_page=False, boxes=[boxes[key]] if key in boxes else [],
+                                    subresources=subresources)
+                n_saved += 1
+            except RuntimeError as error:
+                logger.warning("%s/%s: no screenshot: %s", *key, " ".join(str(error).split())[:200])
+    logger.info("%d screenshots of the worst pages in %s", n_saved, out_dir / "screenshots")
+    return n_saved
 
 
 def clean_report(

@@ -286,6 +286,24 @@ def test_evaluate_passes_max_pages_and_refuses_zero(monkeypatch, tmp_path, caplo
 
     monkeypatch.setattr(runs, "evaluate", evaluate)
     assert cli.main(["evaluate", str(SAMPLE_SHOP), "--max-pages", "5"]) == 0
-    assert calls == [{"render_policy": "always", "max_pages": 5}]
+    assert calls == [{"render_policy": "always", "max_pages": 5, "screenshots": False}]
     assert cli.main(["evaluate", str(SAMPLE_SHOP), "--max-pages", "0"]) == 2
     assert "--max-pages must be >= 1; got 0" in caplog.text and len(calls) == 1
+
+
+@pytest.mark.browser
+def test_the_worst_pages_get_screenshots_the_report_links(tmp_path):
+    import pandas as pd
+
+    from mainentity.config import RenderConfig
+    from mainentity.evaluation.report import screenshot_name
+
+    loaded = load_inputs([str(SAMPLE_SHOP)])
+    pages = loaded.pages[:2]
+    predictions = [Prediction(page.site_id, page.path, page.url, "Wrong", 0.1, (8.0, 8.0, 300.0, 40.0))
+                   for page in pages]
+    worst = pd.DataFrame({"site_id": [p.site_id for p in pages] + ["gone"], "path": [p.path for p in pages] + ["x"]})
+    assert runs.screenshot_worst_pages(worst, pages, predictions, tmp_path, RenderConfig(), loaded.subresources) == 2
+    shot = tmp_path / screenshot_name(pages[0].site_id, pages[0].path)
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert int.from_bytes(shot.read_bytes()[16:20], "big") == 1024  # the viewport's width, CSS px
