@@ -17,14 +17,16 @@ from pathlib import Path
 from mainentity.records import Prediction
 
 #: Columns of a prediction row, in order.
-COLUMNS = ("site_id", "path", "url", "main_entity", "score", "x", "y", "width", "height", "error", "answered_by")
+COLUMNS = ("site_id", "path", "url", "main_entity", "score", "x", "y", "width", "height", "error", "answered_by",
+           "score_kind")
 #: The output that stands for standard output (JSON Lines, never resumed).
 STDOUT = "-"
 
 
 def prediction_row(prediction: Prediction) -> dict:
-    """One output row: identity, answer, score, bounding box (CSS px), error ("" when fine) and how the page
-    was answered (``rendered``, ``slot`` or ``static``; see :mod:`mainentity.render_few`).
+    """One output row: identity, answer, score, bounding box (CSS px), error ("" when fine), how the page
+    was answered (``rendered``, ``slot`` or ``static``; see :mod:`mainentity.render_few`) and what the score
+    is (``probability`` or ``raw``: :attr:`mainentity.records.Prediction.score_kind`).
 
     >>> prediction_row(Prediction("s", "a.html", "u", "Name", 0.5, (1.0, 2.0, 3.0, 4.0)))["height"]
     4.0
@@ -43,6 +45,7 @@ def prediction_row(prediction: Prediction) -> dict:
         "height": height,
         "error": prediction.error,
         "answered_by": prediction.answered_by,
+        "score_kind": prediction.score_kind,
     }
 
 
@@ -115,9 +118,10 @@ class PredictionWriter:
                 rows = [_json_row(line, number) for number, line in enumerate(text.splitlines(), 1) if line.strip()]
             else:
                 reader = csv.DictReader(text.splitlines())
-                if text and tuple(reader.fieldnames or ()) == COLUMNS[:-1]:
-                    raise ValueError("it was written by an older mainentity, without the answered_by column; "
-                                     "write to a new output file")
+                header = tuple(reader.fieldnames or ())
+                if text and 0 < len(header) < len(COLUMNS) and header == COLUMNS[:len(header)]:
+                    raise ValueError(f"it was written by an older mainentity, without the "
+                                     f"{', '.join(COLUMNS[len(header):])} column(s); write to a new output file")
                 if text and tuple(reader.fieldnames or ()) != COLUMNS:
                     raise ValueError(f"its header is {reader.fieldnames}, not {list(COLUMNS)}")
                 rows = list(reader)

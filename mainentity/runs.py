@@ -55,6 +55,7 @@ from mainentity.pipeline import (
     predict_pages,
     render_all,
     render_settings,
+    with_score_kind,
 )
 from mainentity.prediction_writer import PredictionWriter, model_identity
 from mainentity.records import Page, Prediction
@@ -250,12 +251,13 @@ def predict(
             inputs = [page for page in loaded.pages if page.site_id in todo_sites]
         done_before = set(writer.done)
 
-        def write_new(prediction: Prediction) -> None:
-            if (prediction.site_id, prediction.path) not in done_before:
-                writer.write(prediction)
-
         policy = model.config.render.policy if render_policy is None else render_policy
         static_model = _static_model_for(inputs, policy)
+
+        def write_new(prediction: Prediction) -> None:
+            if (prediction.site_id, prediction.path) not in done_before:
+                writer.write(with_score_kind(prediction, model, static_model))
+
         started = time.perf_counter()
         if cluster is not None:
             from mainentity.scaleout import predict_on_cluster

@@ -1,5 +1,6 @@
 """Daily use of the command: early errors, single pages and pipes, the model an output records, headlines."""
 
+import dataclasses
 import io
 import json
 import os
@@ -307,3 +308,43 @@ def test_the_worst_pages_get_screenshots_the_report_links(tmp_path):
     shot = tmp_path / screenshot_name(pages[0].site_id, pages[0].path)
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert int.from_bytes(shot.read_bytes()[16:20], "big") == 1024  # the viewport's width, CSS px
+
+
+def test_a_prediction_says_what_its_score_is_and_dumps_as_json():
+    from types import SimpleNamespace
+
+    from mainentity.pipeline import with_score_kind
+    from mainentity.prediction_writer import prediction_row
+
+    def model(probability):
+        return SimpleNamespace(recognizer=SimpleNamespace(scores_are_probabilities=lambda: probability))
+
+    general, msrbfn = model(True), model(False)
+    rendered = Prediction("s", "/p/kettle", "https://s.example/p/kettle", "Kettle", 1.874, answered_by="rendered")
+    static = dataclasses.replace(rendered, score=0.9, answered_by="static")
+    assert with_score_kind(rendered, msrbfn).score_kind == "raw"
+    assert with_score_kind(rendered, general).score_kind == "probability"
+    assert with_score_kind(static, msrbfn, static_model=general).score_kind == "probability"
+    assert with_score_kind(Prediction("s", "a", "u", error="timed out"), general).score_kind == ""
+    row = json.loads(json.dumps(with_score_kind(rendered, msrbfn).to_dict()))
+    assert (row["path"], row["url"], row["score"], row["score_kind"]) == (
+        "/p/kettle", "https://s.example/p/kettle", 1.874, "raw")
+    assert prediction_row(with_score_kind(rendered, msrbfn))["score_kind"] == "raw"
+
+
+def test_a_page_from_memory_has_its_url_in_url_and_its_path_in_path():
+    from mainentity import page_from_html
+
+    page = page_from_html("<h1>Kettle</h1>", "https://shop.example/p/kettle?colour=red#reviews")
+    assert (page.site_id, page.path, page.url) == (
+        "shop.example", "/p/kettle?colour=red", "https://shop.example/p/kettle?colour=red#reviews")
+    assert page_from_html("<h1>Kettle</h1>").path.endswith(".html")
+
+
+def test_a_csv_output_of_an_older_mainentity_names_the_missing_columns(tmp_path):
+    from mainentity.prediction_writer import COLUMNS
+
+    out = tmp_path / "old.csv"
+    out.write_text(",".join(COLUMNS[:-1]) + "\ns,a.html,u,A,0.5,,,,,,rendered\n")
+    with pytest.raises(ValueError, match="older mainentity, without the score_kind column"):
+        PredictionWriter(out)
