@@ -488,12 +488,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.chromium:
         # through the environment, so that the browsers of cluster workers this command starts use it too
         os.environ["MAINENTITY_CHROMIUM"] = args.chromium
-    if getattr(args, "cache_dir", None):
-        from mainentity.config import CACHE_DIR_ENV
-
-        os.environ[CACHE_DIR_ENV] = args.cache_dir  # through the environment too: cluster workers see it
     import warnings
 
+    from mainentity.config import CACHE_DIR_ENV
+
+    cache_dir = os.environ.get(CACHE_DIR_ENV)
+    if getattr(args, "cache_dir", None):  # for this command, through the environment: cluster workers see it
+        os.environ[CACHE_DIR_ENV] = args.cache_dir
     formatwarning, warnings.formatwarning = warnings.formatwarning, _warning_line
     try:
         return run_command(args)
@@ -511,6 +512,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     finally:
         warnings.formatwarning = formatwarning
+        if cache_dir is None:
+            os.environ.pop(CACHE_DIR_ENV, None)
+        else:
+            os.environ[CACHE_DIR_ENV] = cache_dir
 
 
 if __name__ == "__main__":

@@ -252,16 +252,20 @@ def test_every_command_has_a_description_an_example_and_its_defaults_in_help(com
         assert "--cache-dir" in text
 
 
-def test_verbose_and_quiet_together_are_refused_and_the_cache_dir_reaches_the_environment(tmp_path, monkeypatch):
+def test_verbose_and_quiet_together_are_refused_and_the_cache_dir_holds_for_the_command(tmp_path, monkeypatch):
     from mainentity.config import CACHE_DIR_ENV, default_cache_dir
 
-    monkeypatch.setenv(CACHE_DIR_ENV, "")  # restored after the test: main() sets it
+    monkeypatch.delenv(CACHE_DIR_ENV, raising=False)
     monkeypatch.setattr(runs, "evaluate", lambda *args, **options: pytest.fail("nothing runs: -v with -q"))
     with pytest.raises(SystemExit):
         cli.main(["-v", "evaluate", str(SAMPLE_SHOP), "-q"])
+    seen = []
+    monkeypatch.setattr(runs, "clean_report", lambda *args: seen.append(default_cache_dir()) or "# report\n")
     cache = tmp_path / "cache"
-    assert cli.main(["clean", "nope", "--method", "sst", "-o", "r.md", "--cache-dir", str(cache)]) == 2
-    assert default_cache_dir() == str(cache)
+    assert cli.main(["clean", str(SAMPLE_SHOP), "--method", "sst", "-o", str(tmp_path / "r.md"),
+                     "--cache-dir", str(cache)]) == 0
+    assert seen == [str(cache)]  # during the command, for it and the workers it starts
+    assert CACHE_DIR_ENV not in os.environ  # and no longer after it
 
 
 def test_quiet_keeps_the_errors_and_drops_the_progress_lines(tmp_path):
