@@ -71,7 +71,8 @@ COMMAND_HELP = {
                  "mainentity evaluate datasets/sample-shop\n"
                  "  mainentity evaluate runs/christianbook-msrbfn ../shared/datasets/readability-realworld"),
     "benchmark": ("Train and score every model and peer of a benchmark config on the same test pages.",
-                  "mainentity benchmark configs/benchmark.yaml --datasets sample-shop --max-pages 40"),
+                  "mainentity benchmark configs/benchmark.yaml --datasets sample --systems msrbfn title-tag "
+                  "--max-pages 40"),
     "explain": ("Draw the predicted main entity and the top candidates with their scores on a screenshot "
                 "of a page.",
                 "mainentity explain datasets/sample-shop/sites/sample-shop/pages/p/ashgrove-enamel-kettle.html "
