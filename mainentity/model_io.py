@@ -179,8 +179,8 @@ def _not_a_zip(path: Path, retrain: str) -> str:
         return (f"{path} is truncated or corrupt: a zip archive without its end ({size} bytes), as a copy or "
                 f"download cut short leaves it; copy the model again, or {retrain}")
     if start[:1] == b"\x80":
-        return (f"{path} is a pickle, not a mainentity model file; a pickle (an old model.joblib) is never "
-                f"loaded because it can run code: {retrain}")
+        return (f"{path} is not a mainentity model file but a pickle (an old model.joblib?); it is never loaded "
+                f"because a pickle can run code: {retrain}")
     return f"{path} is not a mainentity model file (not a zip archive: {size} bytes, starting {start!r}); {retrain}"
 
 

@@ -173,7 +173,7 @@ def test_a_truncated_model_file_is_called_truncated_and_a_pickle_a_pickle(tmp_pa
         load_trained_model(directory)
     assert "pickle" not in str(error.value)
     model_file.write_bytes(b"\x80\x04\x95" + b"\x00" * 40)
-    with pytest.raises(ModelFormatError, match="model.skops is a pickle, not a mainentity model file"):
+    with pytest.raises(ModelFormatError, match="model.skops is not a mainentity model file but a pickle"):
         load_trained_model(directory)
 
 
