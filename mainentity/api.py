@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from mainentity.config import RENDER_POLICIES
 from mainentity.loading import page_key, with_site_anchors
 from mainentity.model_store import TrainedModel, load_static_model, load_trained_model, save_model
-from mainentity.pipeline import predict_pages, render_settings
+from mainentity.pipeline import predict_pages, render_settings, with_score_kind
 from mainentity.records import Page, Prediction
 from mainentity.sitedump import SiteDump, SubresourceSources, page_from_html
 
@@ -253,7 +253,8 @@ class Model:
                                             static_model=static_model)
             finally:
                 restore()
-        by_key = {(prediction.site_id, prediction.path): prediction for prediction in predictions}
+        by_key = {(prediction.site_id, prediction.path): with_score_kind(prediction, model, static_model)
+                  for prediction in predictions}
         ordered = [by_key[page_key(page)] for page in pages]
         if top_k is None:
             return ordered

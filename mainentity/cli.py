@@ -6,6 +6,7 @@ Every entry point is ``main(argv) -> int`` so it can be tested with a list of ar
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import os
 import sys
@@ -16,22 +17,114 @@ from mainentity._version import __version__
 logger = logging.getLogger("mainentity")
 
 
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Help as written (descriptions and examples keep their lines), with each option's default shown
+    unless its help already says it or it has none."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if "default" in text or action.default in (None, False, [], argparse.SUPPRESS):
+            return text
+        return f"{text} (default: %(default)s)"
+
+
+class _Parser(argparse.ArgumentParser):
+    """A sub-command's parser: options may come anywhere among the positional arguments, as users expect
+    (``predict general --render always PAGE``); argparse alone stops a ``nargs="+"`` positional at the
+    first option and refuses what follows it."""
+
+    _intermixed = False
+
+    def parse_known_args(self, args=None, namespace=None):
+        if self._intermixed or self._subparsers is not None:
+            return super().parse_known_args(args, namespace)
+        self._intermixed = True  # parse_known_intermixed_args calls parse_known_args twice
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._intermixed = False
+
+
+def _common_options(suppress: bool) -> argparse.ArgumentParser:
+    """``-v`` and ``-q``, accepted before and after the sub-command (after it, ``suppress`` keeps the
+    sub-command's parser from resetting what was given before it)."""
+    common = argparse.ArgumentParser(add_help=False)
+    default = argparse.SUPPRESS if suppress else False
+    common.add_argument("-v", "--verbose", action="store_true", default=default, help="log debug messages")
+    common.add_argument("-q", "--quiet", action="store_true", default=default,
+                        help="log warnings and errors only (no progress messages)")
+    return common
+
+
+#: Each sub-command's one-line description and example, shown by ``mainentity COMMAND --help``.
+COMMAND_HELP = {
+    "train": ("Train a model from a YAML config and evaluate it on its test split; the model, its config "
+              "and the report go to runs/NAME/.",
+              "mainentity train configs/christianbook-msrbfn.yaml"),
+    "predict": ("Predict the main entity of every page of site dumps, WARC files or HTML files, one row "
+                "per page (site_id, path, url, main_entity, score, score_kind, box, error).",
+                "mainentity predict datasets/sample-shop -o runs/sample-shop-predictions.jsonl\n"
+                "  mainentity predict page.html\n"
+                "  curl -s URL | mainentity predict - --base-url URL"),
+    "evaluate": ("Score a model on a labeled dataset: prints ROUGE-1 F1 and exact match with 95% intervals "
+                 "and writes report.md and report.html with the worst pages.",
+                 "mainentity evaluate datasets/sample-shop\n"
+                 "  mainentity evaluate runs/christianbook-msrbfn ../shared/datasets/readability-realworld"),
+    "benchmark": ("Train and score every model and peer of a benchmark config on the same test pages.",
+                  "mainentity benchmark configs/benchmark.yaml --datasets sample --systems msrbfn title-tag "
+                  "--max-pages 40"),
+    "explain": ("Draw the predicted main entity and the top candidates with their scores on a screenshot "
+                "of a page.",
+                "mainentity explain datasets/sample-shop/sites/sample-shop/pages/p/ashgrove-enamel-kettle.html "
+                "-o kettle.png"),
+    "clean": ("Fit a site-level cleaner per site and report the noisy nodes it would remove, with sample "
+              "text, to choose its threshold.",
+              "mainentity clean datasets/sample-shop --method sst --param threshold=0.3 -o runs/clean.md"),
+    "annotate": ("Label the main entity of each page of a site dump in the browser; labels are saved to "
+                 "the dump's manifest.jsonl as you go.",
+                 "mainentity annotate datasets/sample-shop --model"),
+    "agreement": ("Compare the labels two annotators gave the same site dump: exact and ROUGE-1 agreement, "
+                  "and the pages they disagree on.",
+                  "mainentity agreement alice/manifest.jsonl bob/manifest.jsonl -o runs/agreement"),
+}
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``mainentity`` command and its sub-commands."""
     parser = argparse.ArgumentParser(
-        prog="mainentity", description="Recognise the main entity (title) of web pages."
+        prog="mainentity", description="Recognise the main entity (title) of web pages.",
+        parents=[_common_options(suppress=False)], formatter_class=_HelpFormatter,
+        epilog="example:\n  mainentity predict datasets/sample-shop -o runs/sample-shop-predictions.jsonl\n\n"
+               "'mainentity COMMAND --help' describes a command; -v and -q may also follow the command.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
     parser.add_argument("--chromium", metavar="PATH",
                         help="the Chromium executable that renders pages (default: $MAINENTITY_CHROMIUM, else "
                              "chromium on PATH, else /usr/bin/chromium); a config or a model never names it")
-    commands = parser.add_subparsers(dest="command", required=True)
-
+    commands = _Commands(parser.add_subparsers(dest="command", required=True, parser_class=_Parser))
     for add_command in (_add_train, _add_predict, _add_evaluate, _add_benchmark, _add_explain, _add_clean,
                         _add_annotate, _add_agreement):
         add_command(commands)
     return parser
+
+
+class _Commands:
+    """The sub-commands' parsers, each made with its description, example, ``-v/-q`` and the help format."""
+
+    def __init__(self, subparsers):
+        self._subparsers = subparsers
+        self._common = _common_options(suppress=True)
+
+    def add_parser(self, name: str, **options) -> argparse.ArgumentParser:
+        description, example = COMMAND_HELP[name]
+        return self._subparsers.add_parser(name, description=description, epilog=f"example:\n  {example}",
+                                           formatter_class=_HelpFormatter, parents=[self._common], **options)
+
+
+def _add_cache_dir(command: argparse.ArgumentParser) -> None:
+    """``--cache-dir``, on every command that renders pages."""
+    command.add_argument("--cache-dir", metavar="DIR",
+                         help="render cache directory (default: $MAINENTITY_CACHE_DIR, else the per-user cache)")
 
 
 def _add_train(commands) -> None:
@@ -40,6 +133,9 @@ def _add_train(commands) -> None:
     train.add_argument("config", help="YAML config file (see configs/)")
     train.add_argument("--ship", action="store_true",
                        help="also copy the model into the package's shipped models (mainentity/pretrained/NAME)")
+    train.add_argument("--max-pages", type=int, metavar="N",
+                       help="use at most N labeled pages, a seeded sample (default: the config's data.max_pages)")
+    _add_cache_dir(train)
 
 
 def _add_predict(commands) -> None:
@@ -70,6 +166,7 @@ def _add_predict(commands) -> None:
                          help="run on a local Dask cluster of N worker processes (one Chromium each)")
     cluster.add_argument("--scheduler", metavar="ADDRESS",
                          help="run on an existing Dask cluster, e.g. tcp://10.0.0.5:8786")
+    _add_cache_dir(predict)
 
 
 def _add_evaluate(commands) -> None:
@@ -86,6 +183,12 @@ def _add_evaluate(commands) -> None:
     evaluate.add_argument("--abstain-below", type=float, metavar="P",
                           help="answer nothing on pages whose score (a probability) is below P; they count as "
                                "wrong (default: the model's abstain_below)")
+    evaluate.add_argument("--max-pages", type=int, metavar="N",
+                          help="score at most N labeled pages, a seeded sample (default: all)")
+    evaluate.add_argument("--screenshots", action="store_true",
+                          help="save a screenshot of each worst page, its predicted box outlined, for the "
+                               "report to link (renders those pages again)")
+    _add_cache_dir(evaluate)
 
 
 def _add_benchmark(commands) -> None:
@@ -96,7 +199,8 @@ def _add_benchmark(commands) -> None:
     benchmark.add_argument("config", help="benchmark YAML file (see configs/benchmark.yaml)")
     benchmark.add_argument("--systems", nargs="+", help="only these system labels")
     benchmark.add_argument("--datasets", nargs="+", help="only these dataset labels")
-    benchmark.add_argument("--max-pages", type=int, help="use at most this many labeled pages per dataset")
+    benchmark.add_argument("--max-pages", type=int, metavar="N", help="use at most N labeled pages per dataset")
+    _add_cache_dir(benchmark)
 
 
 def _add_explain(commands) -> None:
@@ -110,6 +214,7 @@ def _add_explain(commands) -> None:
     explain.add_argument("-o", "--output", required=True, help="PNG file to write")
     explain.add_argument("--url", help="the page's URL (default: its <base href> or file URI)")
     explain.add_argument("--top", type=int, default=5, help="how many candidate boxes to draw")
+    _add_cache_dir(explain)
 
 
 def _add_clean(commands) -> None:
@@ -121,9 +226,9 @@ def _add_clean(commands) -> None:
     clean.add_argument("--method", required=True, choices=("sst", "infodiscoverer", "none"))
     clean.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                        help="cleaner parameter, value read as YAML (repeatable), e.g. threshold=0.3")
-    clean.add_argument("--max-pages", type=int, help="read at most this many pages per site")
-    clean.add_argument("--cache-dir", help="render cache directory (default: the per-user cache)")
-    clean.add_argument("--report", required=True, help="Markdown file to write")
+    clean.add_argument("--max-pages", type=int, metavar="N", help="read at most N pages per site")
+    _add_cache_dir(clean)
+    clean.add_argument("-o", "--output", "--report", required=True, help="Markdown report file to write")
 
 
 def _add_annotate(commands) -> None:
@@ -142,6 +247,7 @@ def _add_annotate(commands) -> None:
     annotate.add_argument("--token", help="secret every request must carry (>= 16 characters); printed in the URL")
     annotate.add_argument("--order", choices=("manifest", "confidence"),
                           help="order the pages start in (default: confidence with a model, else the dump's order)")
+    _add_cache_dir(annotate)
 
 
 def _add_agreement(commands) -> None:
@@ -199,10 +305,12 @@ def _check_arguments(args: argparse.Namespace):
 
     Returns the loaded config for ``train`` (None otherwise). Raises FileNotFoundError or ValueError.
     """
+    if getattr(args, "max_pages", None) is not None and args.max_pages < 1:
+        raise ValueError(f"--max-pages must be >= 1; got {args.max_pages}")
     if args.command == "train":
         from mainentity.config import load_config
 
-        config = load_config(args.config)
+        config = _with_overrides(load_config(args.config), args)
         logger.info("train %s: reading the datasets ...", config.name)
         return config
     if args.command == "predict":
@@ -236,6 +344,15 @@ def _check_arguments(args: argparse.Namespace):
     if args.command in ("predict", "evaluate", "explain"):
         logger.info("%s: loading the model and the inputs ...", args.command)
     return None
+
+
+def _with_overrides(config, args: argparse.Namespace):
+    """A training config with the command line's ``--cache-dir`` and ``--max-pages``, which override it."""
+    if args.cache_dir is not None:
+        config = dataclasses.replace(config, render=dataclasses.replace(config.render, cache_dir=args.cache_dir))
+    if args.max_pages is not None:
+        config = dataclasses.replace(config, data=dataclasses.replace(config.data, max_pages=args.max_pages))
+    return config
 
 
 def _headline(summary_csv) -> str:
@@ -273,15 +390,19 @@ def run_command(args: argparse.Namespace) -> int:
     elif args.command == "evaluate":
         model, dataset = _model_and_input(args.paths, "DATASET")
         out_dir = runs.evaluate(model, dataset, args.output, render_policy=args.render_policy,
-                                abstain_below=args.abstain_below)
-        print(f"report written to {out_dir / 'report.md'}")
+                                abstain_below=args.abstain_below, max_pages=args.max_pages,
+                                screenshots=args.screenshots)
+        print(f"report written to {out_dir / 'report.md'} and {out_dir / 'report.html'}")
         print(_headline(out_dir / "summary.csv"))
     elif args.command == "benchmark":
         from mainentity.comparison.compare import run_benchmark
         from mainentity.config import load_benchmark_config
 
+        config = load_benchmark_config(args.config)
+        if args.cache_dir is not None:  # the command line overrides the config's render.cache_dir
+            config = dataclasses.replace(config, render=dataclasses.replace(config.render, cache_dir=args.cache_dir))
         out_dir = run_benchmark(
-            load_benchmark_config(args.config),
+            config,
             systems=args.systems,
             datasets=args.datasets,
             max_pages=args.max_pages,
@@ -309,10 +430,10 @@ def run_command(args: argparse.Namespace) -> int:
                 raise ValueError(f"--param {pair!r}: expected KEY=VALUE")
             params[key.strip()] = yaml.safe_load(value)
         report = runs.clean_report(
-            args.site_dump, args.method, params, RenderConfig(cache_dir=args.cache_dir), args.max_pages
+            args.site_dump, args.method, params, RenderConfig(), args.max_pages
         )
-        write_text_atomic(Path(args.report), report)
-        print(f"cleaning report written to {args.report}")
+        write_text_atomic(Path(args.output), report)
+        print(f"cleaning report written to {args.output}")
     elif args.command == "annotate":
         try:
             from mainentity.annotate.app import run_annotate
@@ -364,8 +485,10 @@ def _warning_line(message, category, filename, lineno, line=None) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv``, set up logging, run the command. Errors in the input exit with status 2."""
     args = build_parser().parse_args(argv)
+    if args.verbose and args.quiet:
+        build_parser().error("-v/--verbose and -q/--quiet cannot go together")
     logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.INFO,
+        level=logging.DEBUG if args.verbose else logging.WARNING if args.quiet else logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
@@ -379,6 +502,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.environ["MAINENTITY_CHROMIUM"] = args.chromium
     import warnings
 
+    from mainentity.config import CACHE_DIR_ENV
+
+    cache_dir = os.environ.get(CACHE_DIR_ENV)
+    if getattr(args, "cache_dir", None):  # for this command, through the environment: cluster workers see it
+        os.environ[CACHE_DIR_ENV] = args.cache_dir
     formatwarning, warnings.formatwarning = warnings.formatwarning, _warning_line
     try:
         return run_command(args)
@@ -396,6 +524,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     finally:
         warnings.formatwarning = formatwarning
+        if cache_dir is None:
+            os.environ.pop(CACHE_DIR_ENV, None)
+        else:
+            os.environ[CACHE_DIR_ENV] = cache_dir
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ repository root, where ``../shared/datasets`` is the shared data). The render ca
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 import types
 import typing
@@ -86,16 +87,22 @@ class DataConfig:
     anchor_url_pattern: str | None = None
 
 
+#: The environment variable that names the render cache directory (``mainentity --cache-dir`` sets it,
+#: so that the cluster workers a command starts use the same cache).
+CACHE_DIR_ENV = "MAINENTITY_CACHE_DIR"
+
+
 def default_cache_dir() -> str:
-    """The per-user render cache directory: ``render`` in platformdirs' user cache directory.
+    """The render cache directory when a config names none: ``$MAINENTITY_CACHE_DIR`` when set, else
+    ``render`` in platformdirs' per-user cache directory.
 
     On Linux ``$XDG_CACHE_HOME/mainentity/render`` (``~/.cache/mainentity/render`` by default), so
     the cache does not depend on where a command runs.
 
-    >>> default_cache_dir().endswith("render")
+    >>> default_cache_dir().endswith("render") or CACHE_DIR_ENV in os.environ
     True
     """
-    return str(Path(platformdirs.user_cache_dir("mainentity")) / "render")
+    return os.environ.get(CACHE_DIR_ENV) or str(Path(platformdirs.user_cache_dir("mainentity")) / "render")
 
 
 @dataclass(frozen=True)

@@ -172,7 +172,8 @@ def load_inputs(
     Raises
     ------
     ValueError
-        As :func:`load_pages`; or if ``-`` is given twice, or standard input holds no HTML.
+        As :func:`load_pages`; or if ``-`` is given twice, or standard input is empty or not HTML (naming
+        ``-``).
     """
     singles = [path for path in inputs if is_page_input(path)]
     if singles.count(STDIN) > 1:
@@ -183,7 +184,7 @@ def load_inputs(
     pages, sources, failures = list(loaded.pages), dict(loaded.subresources.sources), list(loaded.failures)
     for path in singles:
         if path == STDIN:
-            pages.append(page_from_html(sys.stdin.buffer.read(), base_url or None, site_id="stdin"))
+            pages.append(_stdin_page(base_url))
             continue
         try:
             page, _, subresources = read_page_file(path, anchor_url_pattern=anchor_url_pattern)
@@ -194,6 +195,18 @@ def load_inputs(
         pages.append(page)
         sources.update(subresources.sources)
     return LoadedPages(tuple(pages), tuple(failures), loaded.anchor_coverage, SubresourceSources(sources))
+
+
+def _stdin_page(base_url: str | None) -> Page:
+    """The page on standard input (``-``); ValueError naming ``-`` when it is empty or not HTML."""
+    data = sys.stdin.buffer.read()
+    if not data.strip():
+        raise ValueError(f"standard input (-) was empty ({len(data)} bytes): pipe one HTML page into it, e.g. "
+                         "curl -s URL | mainentity predict - --base-url URL")
+    try:
+        return page_from_html(data, base_url or None, site_id="stdin")
+    except ValueError as error:
+        raise ValueError(f"standard input (-) is not an HTML page: {error}") from error
 
 
 def with_site_anchors(pages: Sequence[Page], *, anchor_url_pattern: str | None = None) -> list[Page]:
@@ -310,11 +323,23 @@ def load_labeled_pages(
     labeled = [page for page in loaded.pages if page.main_entity]
     if not labeled:
         raise ValueError(f"no labeled pages in {', '.join(data.datasets) or 'data.datasets (empty)'}")
-    limit = min(n for n in (max_pages, data.max_pages, len(labeled)) if n is not None)
-    if limit < len(labeled):
-        keep = np.random.default_rng(random_state).choice(len(labeled), limit, replace=False)
-        labeled = [labeled[i] for i in sorted(keep)]
-    return loaded, labeled
+    limits = [n for n in (max_pages, data.max_pages) if n is not None]
+    return loaded, sample_pages(labeled, min(limits) if limits else None, random_state=random_state)
+
+
+def sample_pages(pages: Sequence[Page], max_pages: int | None, *, random_state: int = 0) -> list[Page]:
+    """At most ``max_pages`` of ``pages``: a seeded sample kept in their order (all of them for ``None``).
+
+    >>> pages = [Page("s", f"{i}.html", "", "") for i in range(10)]
+    >>> [page.path for page in sample_pages(pages, 3)] == [page.path for page in sample_pages(pages, 3)]
+    True
+    >>> len(sample_pages(pages, 3)), len(sample_pages(pages, None)), len(sample_pages(pages, 20))
+    (3, 10, 10)
+    """
+    if max_pages is None or max_pages >= len(pages):
+        return list(pages)
+    keep = np.random.default_rng(random_state).choice(len(pages), max_pages, replace=False)
+    return [pages[i] for i in sorted(keep)]
 
 
 def train_test_folds(

@@ -149,10 +149,7 @@ def read_header(path: str | Path) -> dict:
         with zipfile.ZipFile(path) as archive:
             comment = archive.comment
     except zipfile.BadZipFile as error:
-        raise ModelFormatError(
-            f"{path} is not a mainentity model file (not a zip archive); an old model.joblib pickle is never "
-            f"loaded because a pickle can run code: {retrain}"
-        ) from error
+        raise ModelFormatError(_not_a_zip(path, retrain)) from error
     try:
         header = json.loads(comment.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError):
@@ -170,6 +167,21 @@ def read_header(path: str | Path) -> dict:
             f"{FORMAT_VERSION} only: {advice}"
         )
     return header
+
+
+def _not_a_zip(path: Path, retrain: str) -> str:
+    """Why a file zipfile cannot open is no model file: a zip archive cut short (it starts as one), a
+    pickle (an old ``model.joblib``: never loaded, it can run code), or something else."""
+    with path.open("rb") as file:
+        start = file.read(4)
+    size = path.stat().st_size
+    if start == b"PK\x03\x04":
+        return (f"{path} is truncated or corrupt: a zip archive without its end ({size} bytes), as a copy or "
+                f"download cut short leaves it; copy the model again, or {retrain}")
+    if start[:1] == b"\x80":
+        return (f"{path} is not a mainentity model file but a pickle (an old model.joblib?); it is never loaded "
+                f"because a pickle can run code: {retrain}")
+    return f"{path} is not a mainentity model file (not a zip archive: {size} bytes, starting {start!r}); {retrain}"
 
 
 def load_model_file(path: str | Path) -> dict:

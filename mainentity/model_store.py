@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -113,6 +114,22 @@ def resolve_model(model: str | Path | None) -> Path:
     )
 
 
+def is_shipped_model(directory: str | Path) -> bool:
+    """Whether a model directory is one of the models shipped in a mainentity package: under
+    :data:`PRETRAINED_DIR`, however the path is spelt (``mainentity/pretrained/general``, a symlink), or
+    under the ``pretrained`` folder of another copy of the package (a second checkout). Nothing may be
+    written there: a command's outputs go elsewhere.
+
+    >>> is_shipped_model(PRETRAINED_DIR / "general"), is_shipped_model("runs/general")
+    (True, False)
+    """
+    parent = Path(directory).resolve().parent
+    return parent == PRETRAINED_DIR or (
+        parent.name == PRETRAINED_DIR.name and parent.parent.name == PRETRAINED_DIR.parent.name
+        and (parent.parent / "__init__.py").is_file()
+    )
+
+
 def ship_model(run_dir: str | Path, name: str | None = None) -> Path:
     """Copy a trained model (model file, ``config.yaml``, ``meta.json``) into the package's shipped models.
 
@@ -187,6 +204,17 @@ def save_model(model: TrainedModel, directory: str | Path) -> Path:
     return directory
 
 
+def _require_regular_file(directory: Path, name: str) -> None:
+    """Refuse a model directory whose ``name`` is missing, or is not a regular file (a FIFO, a directory,
+    a device: reading one could block or mislead), naming the file and what it is."""
+    path = directory / name
+    if not path.exists():
+        raise FileNotFoundError(f"{directory} is not a model directory: {name} is missing")
+    if not path.is_file():
+        kind = "a directory" if path.is_dir() else "a FIFO" if stat.S_ISFIFO(path.stat().st_mode) else "a special file"
+        raise ValueError(f"{path} is not a regular file ({kind}); a model directory's {name} must be one")
+
+
 def _read_model_config(path: Path) -> Config:
     """A model directory's ``config.yaml``, read as data (:func:`mainentity.config.model_config_from_dict`).
 
@@ -225,6 +253,8 @@ def load_trained_model(model_dir: str | Path | None = None) -> TrainedModel:
     ------
     FileNotFoundError
         If the directory has no ``config.yaml`` or no model file.
+    ValueError
+        If either is not a regular file (a FIFO, a directory).
     mainentity.model_io.ModelFormatError
         If the model file is an old ``model.joblib`` pickle (never loaded) or has another format
         version; the message says what to do.
@@ -234,16 +264,15 @@ def load_trained_model(model_dir: str | Path | None = None) -> TrainedModel:
         If ``config.yaml`` is not YAML or sets what a model may not set (a program or a path).
     """
     directory = resolve_model(model_dir)
-    if not (directory / "config.yaml").is_file():
-        raise FileNotFoundError(f"{directory} is not a model directory: config.yaml is missing")
-    if not (directory / MODEL_FILE).is_file():
+    _require_regular_file(directory, "config.yaml")
+    if not (directory / MODEL_FILE).exists():
         if (directory / "model.joblib").is_file():
             raise ModelFormatError(
                 f"{directory} holds a model.joblib pickle from an older mainentity; pickles can run code when "
                 f"loaded, so it is not opened: retrain with `mainentity train {directory / 'config.yaml'}` "
                 f"(writes {MODEL_FILE})"
             )
-        raise FileNotFoundError(f"{directory} is not a model directory: {MODEL_FILE} is missing")
+    _require_regular_file(directory, MODEL_FILE)
     config = _read_model_config(directory / "config.yaml")
     saved = load_model_file(directory / MODEL_FILE)
     if config.model.params.get("abstain_below", 0.0) != saved["recognizer"].get_params().get("abstain_below", 0.0):

@@ -459,6 +459,15 @@ def predict_pages(
     return [prediction.answered(how) for prediction in predictions]
 
 
+def with_score_kind(prediction: Prediction, model: TrainedModel,
+                    static_model: TrainedModel | None = None) -> Prediction:
+    """The prediction saying what its score is (:attr:`~mainentity.records.Prediction.score_kind`), from
+    the model that answered it: ``static_model`` for a page answered ``static`` under the ``auto`` render
+    policy, else ``model``."""
+    answering = static_model if prediction.answered_by == "static" and static_model is not None else model
+    return prediction.scored_as(answering.recognizer.scores_are_probabilities())
+
+
 def answered_by(model: TrainedModel) -> str:
     """How a model answers the pages it reads itself: ``"rendered"`` (Chromium) or ``"static"`` (its
     ``render.reader`` is ``static``); see :attr:`mainentity.records.Prediction.answered_by`."""

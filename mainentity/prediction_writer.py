@@ -18,16 +18,17 @@ from mainentity.records import Prediction
 
 #: Columns of a prediction row, in order.
 COLUMNS = ("site_id", "path", "url", "main_entity", "score", "x", "y", "width", "height", "error", "answered_by",
-           "best_candidate")
+           "best_candidate", "score_kind")
 #: The output that stands for standard output (JSON Lines, never resumed).
 STDOUT = "-"
 
 
 def prediction_row(prediction: Prediction) -> dict:
     """One output row: identity, answer, score, bounding box (CSS px), error ("" when fine), how the page
-    was answered (``rendered``, ``slot`` or ``static``; see :mod:`mainentity.render_few`) and the best
-    candidate's text: the answer, or on a row that abstained (``main_entity`` empty, the score below the
-    model's ``abstain_below``) the text it would have given.
+    was answered (``rendered``, ``slot`` or ``static``; see :mod:`mainentity.render_few`), the best
+    candidate's text (the answer, or on a row that abstained, ``main_entity`` empty and the score below the
+    model's ``abstain_below``, the text it would have given) and what the score is (``probability`` or
+    ``raw``: :attr:`mainentity.records.Prediction.score_kind`).
 
     >>> prediction_row(Prediction("s", "a.html", "u", "Name", 0.5, (1.0, 2.0, 3.0, 4.0)))["height"]
     4.0
@@ -49,6 +50,7 @@ def prediction_row(prediction: Prediction) -> dict:
         "error": prediction.error,
         "answered_by": prediction.answered_by,
         "best_candidate": prediction.candidates[0] if prediction.candidates else prediction.main_entity,
+        "score_kind": prediction.score_kind,
     }
 
 
@@ -67,7 +69,8 @@ class PredictionWriter:
         pages are not in :attr:`done` and get predicted again.
     model : dict, optional
         Who writes the rows (:func:`model_identity`): recorded in the sidecar ``<path>.model.json``;
-        an existing output whose sidecar names another model (another digest) is refused.
+        an existing output with rows whose sidecar names another model (another digest), or that has no
+        sidecar (its rows' model is unknown), is refused.
     overwrite : bool, default False
         Start the file afresh instead of resuming it.
 
@@ -75,7 +78,7 @@ class PredictionWriter:
     ------
     ValueError
         If the suffix is neither ``.jsonl`` nor ``.csv`` (``-``: JSON Lines to standard output), or the
-        output holds rows of another model.
+        output holds rows of another model or of an unknown one.
     """
 
     def __init__(self, path: str | Path, *, retry_errors: bool = False, model: dict | None = None,
@@ -121,9 +124,9 @@ class PredictionWriter:
             else:
                 reader = csv.DictReader(text.splitlines())
                 header = tuple(reader.fieldnames or ())
-                if text and len(header) < len(COLUMNS) and header == COLUMNS[:len(header)]:
-                    raise ValueError(f"it was written by an older mainentity, without the {COLUMNS[len(header)]} "
-                                     "column; write to a new output file")
+                if text and 0 < len(header) < len(COLUMNS) and header == COLUMNS[:len(header)]:
+                    raise ValueError(f"it was written by an older mainentity, without the "
+                                     f"{', '.join(COLUMNS[len(header):])} column(s); write to a new output file")
                 if text and tuple(reader.fieldnames or ()) != COLUMNS:
                     raise ValueError(f"its header is {reader.fieldnames}, not {list(COLUMNS)}")
                 rows = list(reader)
@@ -218,21 +221,29 @@ def model_identity(name: str, directory: str | Path, model_file: str | Path) -> 
 
 
 def _check_same_model(path: Path, model: dict) -> None:
-    """Refuse to resume ``path`` when it has rows and its sidecar records a model other than ``model``."""
+    """Refuse to resume ``path`` when it has rows and its sidecar records a model other than ``model``, or
+    records none (a file of an older mainentity, or of another program: its rows' model is unknown)."""
     sidecar = model_sidecar(path)
-    if not path.is_file() or not sidecar.is_file():
+    if not path.is_file():
         return
     with path.open("rb") as file:
         n_lines = sum(1 for line in file if line.strip())
     if n_lines <= (1 if path.suffix.lower() == ".csv" else 0):  # no row yet (a CSV's header at most)
         return
+    what_to_do = "write to another output (-o), or add --overwrite to replace it"
     try:
         written_by = json.loads(sidecar.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return
+        if not isinstance(written_by, dict) or "digest" not in written_by:
+            raise ValueError(f"{sidecar.name} names no model digest")
+    except FileNotFoundError:
+        raise ValueError(f"{path} holds rows of an unknown model (no {sidecar.name} beside it records which model "
+                         f"wrote them); this run uses {model['model']!r}: {what_to_do}") from None
+    except (OSError, ValueError) as error:
+        raise ValueError(f"{path} holds rows of an unknown model ({sidecar} is unreadable: {error}); this run "
+                         f"uses {model['model']!r}: {what_to_do}") from error
     if written_by.get("digest") != model["digest"]:
         raise ValueError(
             f"{path} holds rows of the model {written_by.get('model')!r} ({written_by.get('directory')}, "
             f"digest {written_by.get('digest')}); this run uses {model['model']!r} (digest {model['digest']}): "
-            f"write to another output (-o), or add --overwrite to replace it"
+            f"{what_to_do}"
         )

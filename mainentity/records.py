@@ -205,6 +205,10 @@ class Prediction:
         Chromium and predicted), ``"slot"`` (read from its HTML through its template's slot locator) or
         ``"static"`` (read from its HTML, answered by the static model); empty when not recorded (a
         recogniser's own output, an error row).
+    score_kind : str
+        What :attr:`score` is: ``"probability"`` (the calibrated probability that the answer is right:
+        the general recogniser) or ``"raw"`` (a score on the recogniser's own scale, e.g. the MS-RBFN's
+        ``o_1 - o_2``, which may exceed 1); empty when there is no score or it was not recorded.
     """
 
     site_id: str
@@ -216,6 +220,7 @@ class Prediction:
     candidates: tuple[str, ...] = ()
     error: str = ""
     answered_by: str = ""
+    score_kind: str = ""
 
     def answered(self, how: str) -> Prediction:
         """This prediction saying how its page was answered (:attr:`answered_by`); an error row, or an
@@ -227,6 +232,19 @@ class Prediction:
         ''
         """
         return self if self.error or not how else replace(self, answered_by=how)
+
+    def scored_as(self, probability: bool) -> Prediction:
+        """This prediction saying what its score is (:attr:`score_kind`); one without a score (an error
+        row, a ``nan`` score) says nothing.
+
+        >>> Prediction("s", "a.html", "u", "A", 1.874).scored_as(False).score_kind
+        'raw'
+        >>> Prediction("s", "a.html", "u", error="timed out").scored_as(True).score_kind
+        ''
+        """
+        if self.error or self.score != self.score:  # nan is the one value unequal to itself
+            return self
+        return replace(self, score_kind="probability" if probability else "raw")
 
     def to_dict(self) -> dict:
         """The prediction as plain JSON-ready values: a ``nan`` score is ``None``, ``bbox`` and
@@ -242,5 +260,5 @@ class Prediction:
             "site_id": self.site_id, "path": self.path, "url": self.url, "main_entity": self.main_entity,
             "score": None if self.score != self.score else self.score,  # nan is the one value unequal to itself
             "bbox": None if self.bbox is None else list(self.bbox), "candidates": list(self.candidates),
-            "error": self.error, "answered_by": self.answered_by,
+            "error": self.error, "answered_by": self.answered_by, "score_kind": self.score_kind,
         }

@@ -34,11 +34,12 @@ from mainentity.loading import (
     load_pages,
     load_run_pages,
     page_key,
+    sample_pages,
 )
 from mainentity.model_io import MODEL_FILE
 from mainentity.model_store import (
-    PRETRAINED_DIR,
     TrainedModel,
+    is_shipped_model,
     load_static_model,
     load_trained_model,
     portable_config,
@@ -55,6 +56,7 @@ from mainentity.pipeline import (
     predict_pages,
     render_all,
     render_settings,
+    with_score_kind,
 )
 from mainentity.prediction_writer import PredictionWriter, model_identity
 from mainentity.records import Page, Prediction
@@ -162,13 +164,16 @@ def _write_meta(run_dir, config, loaded, train_pages, test_pages, render_failure
 
 
 def _evaluate(predictions, labels, config: Config, out_dir: Path, *, title: str, notes=(),
-              probability_scores: bool = False) -> dict:
-    """Score predictions against labels, write the report files into ``out_dir``; return the summary."""
+              probability_scores: bool = False, screenshots=None) -> dict:
+    """Score predictions against labels, write the report files into ``out_dir``; return the summary.
+    ``screenshots``, when given, is called with the worst pages' table before the report is written."""
     from mainentity.evaluation.bootstrap import add_ci_columns
-    from mainentity.evaluation.report import evaluate_predictions, summarize, write_report
+    from mainentity.evaluation.report import evaluate_predictions, summarize, worst_pages, write_report
 
     dataset = ",".join(Path(d).name for d in (config.data.test_datasets or config.data.datasets))
     per_page = evaluate_predictions(predictions, labels, system=config.name, dataset=dataset)
+    if screenshots is not None:
+        screenshots(worst_pages(per_page))
     summary = add_ci_columns(summarize(per_page), per_page, random_state=config.seed)
     write_report(per_page, out_dir, title=title, notes=notes, summary=summary, probability_scores=probability_scores)
     return summary.iloc[0].to_dict() if len(summary) else {}
@@ -251,12 +256,13 @@ def predict(
             inputs = [page for page in loaded.pages if page.site_id in todo_sites]
         done_before = set(writer.done)
 
-        def write_new(prediction: Prediction) -> None:
-            if (prediction.site_id, prediction.path) not in done_before:
-                writer.write(prediction)
-
         policy = model.config.render.policy if render_policy is None else render_policy
         static_model = _static_model_for(inputs, policy)
+
+        def write_new(prediction: Prediction) -> None:
+            if (prediction.site_id, prediction.path) not in done_before:
+                writer.write(with_score_kind(prediction, model, static_model))
+
         started = time.perf_counter()
         if cluster is not None:
             from mainentity.scaleout import predict_on_cluster
@@ -292,8 +298,29 @@ def _static_model_for(pages: Sequence[Page], policy: str) -> TrainedModel | None
     return load_static_model() if policy == "auto" and has_small_site else None
 
 
+def default_report_dir(model_dir: str | Path, dataset: str | Path) -> Path:
+    """Where ``evaluate`` writes its report when not told: ``MODEL/evaluations/<dataset name>``; for a
+    shipped model (:func:`mainentity.model_store.is_shipped_model`, also given by its path) under
+    ``runs/pretrained-<name>/`` in the working directory instead, never into the package nor into the
+    run directory that ``train`` writes for a config of the same name.
+
+    >>> default_report_dir("runs/msrbfn", "data/shop").as_posix()
+    'runs/msrbfn/evaluations/shop'
+    >>> from mainentity.model_store import PRETRAINED_DIR
+    >>> default_report_dir(PRETRAINED_DIR / "general", "data/shop").as_posix()
+    'runs/pretrained-general/evaluations/shop'
+    """
+    model_dir, name = Path(model_dir), Path(dataset).resolve().name
+    if is_shipped_model(model_dir):
+        logger.info("%s ships with the package: its report goes under runs/pretrained-%s/", model_dir,
+                    model_dir.resolve().name)
+        return Path("runs") / f"pretrained-{model_dir.resolve().name}" / "evaluations" / name
+    return model_dir / "evaluations" / name
+
+
 def evaluate(model_dir: str | Path | None, dataset: str | Path, out_dir: str | Path | None = None, *,
-             render_policy: str = "always", abstain_below: float | None = None) -> Path:
+             render_policy: str = "always", abstain_below: float | None = None, max_pages: int | None = None,
+             screenshots: bool = False) -> Path:
     """Predict every labeled page of a dataset with a trained model and write the evaluation report.
 
     Parameters
@@ -311,11 +338,16 @@ def evaluate(model_dir: str | Path | None, dataset: str | Path, out_dir: str | P
     abstain_below : float, optional
         Answer nothing on pages scored below this probability (they count as wrong); default the
         model's ``abstain_below`` (:func:`set_abstain_below`).
+    max_pages : int, optional
+        Score at most this many labeled pages, a seeded sample (:func:`mainentity.loading.sample_pages`).
+    screenshots : bool, default False
+        Also save a screenshot of each of the report's worst pages, their predicted box outlined
+        (:func:`screenshot_worst_pages`); the report links them.
 
     Returns
     -------
     out_dir : Path
-        Where report.md and the CSV tables were written (default ``<model_dir>/evaluations/<name>``).
+        Where report.md and the CSV tables were written (default :func:`default_report_dir`).
 
     Warns
     -----
@@ -324,7 +356,7 @@ def evaluate(model_dir: str | Path | None, dataset: str | Path, out_dir: str | P
     """
     model = _load_model(model_dir, abstain_below)
     loaded = load_pages([str(dataset)], anchor_url_pattern=model.config.data.anchor_url_pattern, configurable=False)
-    labeled = [page for page in loaded.pages if page.main_entity]
+    labeled = sample_pages([page for page in loaded.pages if page.main_entity], max_pages)
     if not labeled:
         raise ValueError(f"no labeled pages in {dataset}")
     notes = []
@@ -342,11 +374,7 @@ def evaluate(model_dir: str | Path | None, dataset: str | Path, out_dir: str | P
                 "answers small sites under --render auto: its answers there overstate how it does on new pages.")
         notes.append(note)
         warnings.warn(f"evaluate {dataset}: {note}", UserWarning, stacklevel=2)
-    # a shipped model's reports go under runs/pretrained-<name>/, never into the installed package nor into
-    # the run directory that `train` writes for a config of the same name
-    home = (Path("runs") / f"pretrained-{model.directory.name}" if model.directory.parent == PRETRAINED_DIR
-            else model.directory)
-    out = Path(out_dir) if out_dir else home / "evaluations" / Path(dataset).name
+    out = Path(out_dir) if out_dir else default_report_dir(model.directory, dataset)
     out.mkdir(parents=True, exist_ok=True)
     predictions = predict_pages(model, labeled, subresources=loaded.subresources, progress_desc="evaluate",
                                 render_policy=render_policy, static_model=static_model)
@@ -355,8 +383,56 @@ def evaluate(model_dir: str | Path | None, dataset: str | Path, out_dir: str | P
         predictions, labels_of(labeled), config, out, title=f"{model.config.name} on {Path(dataset).name}",
         notes=[*notes, *anchor_coverage_notes(loaded.anchor_coverage, configurable=False)],
         probability_scores=model.recognizer.scores_are_probabilities(),
+        screenshots=(lambda worst: screenshot_worst_pages(worst, labeled, predictions, out, model.config.render,
+                                                          loaded.subresources)) if screenshots else None,
     )
     return out
+
+
+def screenshot_worst_pages(worst, pages: Sequence[Page], predictions: Sequence[Prediction], out_dir: Path,
+                           render: RenderConfig, subresources) -> int:
+    """Save a screenshot of each of the worst pages into a report's directory, for the report to link.
+
+    Each is the 1024x768 CSS px viewport of the page as the model saw it, the predicted main entity's box
+    outlined in red, at :func:`mainentity.evaluation.report.screenshot_name` under ``out_dir``. A page that
+    cannot be rendered is logged and goes without one.
+
+    Parameters
+    ----------
+    worst : DataFrame
+        :func:`mainentity.evaluation.report.worst_pages`: ``site_id`` and ``path`` columns.
+    pages, predictions : sequence
+        The evaluated pages and their predictions (for the page itself and its box).
+    out_dir : Path
+        The report's directory.
+    render : RenderConfig
+        The model's renderer settings.
+    subresources : SubresourceSources
+        What serves the pages' stylesheets, fonts and images.
+
+    Returns
+    -------
+    n_saved : int
+    """
+    from mainentity.evaluation.report import screenshot_name
+    from mainentity.render import Renderer
+
+    by_key = {page_key(page): page for page in pages}
+    boxes = {(p.site_id, p.path): p.bbox for p in predictions if p.bbox is not None}
+    keys = [key for key in zip(worst["site_id"], worst["path"], strict=True) if key in by_key]
+    n_saved = 0
+    with Renderer(render_settings(render)) as renderer:
+        for key in keys:
+            target = out_dir / screenshot_name(*key)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                renderer.screenshot(by_key[key], target, full_page=False, boxes=[boxes[key]] if key in boxes else [],
+                                    subresources=subresources)
+                n_saved += 1
+            except RuntimeError as error:
+                logger.warning("%s/%s: no screenshot: %s", *key, " ".join(str(error).split())[:200])
+    logger.info("%d screenshots of the worst pages in %s", n_saved, out_dir / "screenshots")
+    return n_saved
 
 
 def clean_report(

@@ -202,3 +202,53 @@ def test_model_answers_are_preselected_with_their_score_lowest_first(dump, tmp_p
         position = f"{list(PAGES).index(by_score[1]) + 1} / {len(PAGES)}"  # the same page, in the dump's order
         page.wait_for_function("p => document.getElementById('position').textContent === p", arg=position)
     assert foreign == []
+
+
+def test_skip_keeps_labels_a_loading_page_shows_nothing_of_the_last_and_fit_to_width(dump, render_cache_dir):
+    import re
+
+    paths = list(PAGES)
+    session = AnnotationSession(dump, render=RenderConfig(cache_dir=str(render_cache_dir)))
+    with app_in_chromium(session) as (url, _, page, foreign):
+        # `s` on a labeled page keeps its label, says so, and the page still counts as labeled
+        assert shown_path(page) == paths[0]
+        click_box(page, PAGES[paths[0]])
+        page.keyboard.press("Enter")
+        wait_saved(page, dump, paths[0], lambda e: e["main_entity"])
+        wait_for_page(page, paths[1])
+        page.keyboard.press("k")
+        wait_for_page(page, paths[0])
+        page.keyboard.press("s")
+        wait_for_page(page, paths[1])
+        assert page.text_content("#message").startswith(f"Not skipped: the page keeps its label ({PAGES[paths[0]]})")
+        assert manifest(dump)[paths[0]] | {"label_in_page": True} == {
+            "path": paths[0], "url": "https://shop.example/index.html", "main_entity": [PAGES[paths[0]]],
+            "reviewer": {"id": 7}, "label_in_page": True}
+        assert page.text_content("#progress-text").startswith("1 labeled · 0 skipped · 3 left")
+
+        # while the next page is read, the panel shows its path and nothing of the page before
+        held = []
+        page.route(re.compile(r"/api/page\?"), lambda route: held.append(route))
+        page.keyboard.press("j")
+        page.wait_for_selector("body[data-loading]", state="attached")
+        assert page.text_content("#page-path") == paths[2] and page.text_content("#page-url") == ""
+        assert page.locator("#label-list li").all_text_contents() == ["reading and rendering the page…"]
+        assert page.locator("#boxes .box").count() == 0 and page.get_attribute("#shot-img", "src") is None
+        for _ in range(200):
+            if held:
+                break
+            page.wait_for_timeout(20)
+        held[0].continue_()
+        wait_for_page(page, paths[2])
+        assert page.text_content("#page-url") == "https://shop.example/p/saltmarsh-stoneware-mugs-set-of-4.html"
+
+        # a narrow window: f fits the page to the pane's width; clicks still pick the block under them
+        page.set_viewport_size({"width": 720, "height": 800})
+        page.keyboard.press("f")
+        shot, pane = page.locator("#shot").bounding_box(), page.locator("#shot-pane").bounding_box()
+        assert shot["width"] <= pane["width"] < 1024
+        click_box(page, PAGES[paths[2]])
+        assert page.input_value("#label-input") == PAGES[paths[2]]
+        page.keyboard.press("f")
+        assert page.locator("#shot").bounding_box()["width"] >= 1024
+    assert foreign == []

@@ -281,3 +281,14 @@ def test_a_manifest_that_is_a_fifo_is_refused_not_waited_on(tmp_path):
     if thread.is_alive():
         os.close(os.open(dump / "manifest.jsonl", os.O_WRONLY | os.O_NONBLOCK))  # unblock the reader
     assert errors == ["a FIFO (named pipe), not a regular file: not read"]
+
+
+def test_a_labeled_page_is_never_marked_skipped(tmp_path):
+    """Skipping a labeled page keeps its labels: no ``"skipped": true`` beside them, and it counts as labeled."""
+    dump = make_dump(tmp_path / "dump")
+    labels = ManifestLabels(dump)
+    state = labels.write("p0.html", ["Item 0"], True, FRESH)
+    assert state == LabelState(("Item 0",)) and state.status == "labeled"
+    assert json.loads((dump / "manifest.jsonl").read_text().splitlines()[0]) == {"path": "p0.html",
+                                                                                 "main_entity": ["Item 0"]}
+    assert labels.read()["p0.html"] == state

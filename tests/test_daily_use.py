@@ -1,10 +1,13 @@
 """Daily use of the command: early errors, single pages and pipes, the model an output records, headlines."""
 
+import dataclasses
 import io
 import json
+import os
 import subprocess
 import sys
 import warnings
+from pathlib import Path
 
 import pytest
 from conftest import REPO, SAMPLE_SHOP
@@ -100,6 +103,22 @@ def test_an_output_records_its_model_and_refuses_another(tmp_path):
     assert empty.read_text().splitlines()[1].startswith("s,c.html,u,C,0.5")
 
 
+def test_an_output_without_its_model_record_is_refused_unless_overwritten(tmp_path):
+    """Rows whose model is unknown (no sidecar: an older mainentity's output, or the record deleted) are not
+    taken over by a model silently: that is refused, naming the missing record; --overwrite replaces them."""
+    general = _model(tmp_path, "general")
+    out = tmp_path / "out.jsonl"
+    out.write_text(json.dumps(Prediction("s", "a.html", "u", "A", 0.5).to_dict()) + "\n")
+    with pytest.raises(ValueError, match=r"unknown model \(no out.jsonl.model.json beside it.*--overwrite"):
+        PredictionWriter(out, model=general)
+    model_sidecar(out).write_text("{not json")
+    with pytest.raises(ValueError, match="unknown model .*out.jsonl.model.json is unreadable"):
+        PredictionWriter(out, model=general)
+    with PredictionWriter(out, model=general, overwrite=True) as writer:
+        assert writer.done == set()
+    assert json.loads(model_sidecar(out).read_text())["digest"] == general["digest"]
+
+
 def test_dash_writes_json_lines_to_stdout(capsys):
     with PredictionWriter("-") as writer:
         writer.write(Prediction("s", "a.html", "u", "A", 0.25))
@@ -175,3 +194,163 @@ def test_an_unreadable_html_file_among_single_pages_is_one_error_row(tmp_path):
     reasons = {failure.path: failure.reason for failure in loaded.failures}
     assert set(reasons) == {"empty.html", "binary.html"}
     assert "empty" in reasons["empty.html"] and "binary.html" in reasons["binary.html"]
+
+
+def test_a_shipped_model_given_by_path_reports_outside_the_package(tmp_path, monkeypatch):
+    """``evaluate mainentity/pretrained/general DATASET`` (a path, not the name) and the shipped models of
+    another checkout report under runs/pretrained-<name>/ of the working directory, never into the package."""
+    from mainentity.model_store import PRETRAINED_DIR
+
+    monkeypatch.chdir(tmp_path)
+    by_path = os.path.relpath(PRETRAINED_DIR / "general")
+    assert runs.default_report_dir(by_path, SAMPLE_SHOP) == Path("runs/pretrained-general/evaluations/sample-shop")
+    other_checkout = tmp_path / "clone" / "mainentity"
+    (other_checkout / "pretrained" / "general").mkdir(parents=True)
+    (other_checkout / "__init__.py").write_text("")
+    assert runs.default_report_dir(other_checkout / "pretrained" / "general", "data/shop") == Path(
+        "runs/pretrained-general/evaluations/shop")
+    (tmp_path / "runs" / "mine").mkdir(parents=True)
+    assert runs.default_report_dir("runs/mine", "data/shop") == Path("runs/mine/evaluations/shop")
+
+
+@pytest.mark.parametrize("data", [b"", b"  \n\t"])
+def test_empty_stdin_is_named_standard_input(monkeypatch, data):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    with pytest.raises(ValueError, match=rf"standard input \(-\) was empty \({len(data)} bytes\)"):
+        load_inputs(["-"])
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(bytes(range(256)) * 4)))
+    with pytest.raises(ValueError, match=r"standard input \(-\) is not an HTML page: .*not text"):
+        load_inputs(["-"])
+
+
+def test_options_go_anywhere_among_the_arguments():
+    parse = cli.build_parser().parse_args
+    args = parse(["predict", "general", "--render", "always", "a.html", "-o", "x.jsonl", "b.html"])
+    assert (args.paths, args.render_policy, args.output) == (["general", "a.html", "b.html"], "always", "x.jsonl")
+    args = parse(["evaluate", "general", "--max-pages", "5", "data", "-q"])
+    assert (args.paths, args.max_pages, args.quiet, args.verbose) == (["general", "data"], 5, True, False)
+    assert parse(["-v", "explain", "p.html", "-o", "p.png"]).verbose
+    assert parse(["explain", "p.html", "-v", "-o", "p.png"]).verbose
+    args = parse(["clean", "dump", "-o", "r.md", "--method", "sst", "--cache-dir", "c"])
+    assert (args.output, args.cache_dir) == ("r.md", "c")
+    assert parse(["clean", "dump", "--report", "r.md", "--method", "sst"]).output == "r.md"
+    args = parse(["annotate", "--model", "dump"])
+    assert (args.site_dump, args.model) == (None, "dump")  # _check_arguments reads it as the dump
+    assert parse(["annotate", "dump", "--model"]).model == "general"
+
+
+@pytest.mark.parametrize("command", sorted(cli.COMMAND_HELP))
+def test_every_command_has_a_description_an_example_and_its_defaults_in_help(command, capsys):
+    with pytest.raises(SystemExit):
+        cli.main([command, "--help"])
+    text = capsys.readouterr().out
+    description, example = cli.COMMAND_HELP[command]
+    assert " ".join(description.split()[:6]) in " ".join(text.split())
+    assert f"example:\n  mainentity {command} " in text and example.split("\n")[0] in text
+    assert "-q, --quiet" in text and "-v, --verbose" in text
+    if command == "explain":
+        assert "(default: 5)" in text  # --top
+    if command in ("train", "predict", "evaluate", "benchmark", "explain", "clean", "annotate"):
+        assert "--cache-dir" in text
+
+
+def test_verbose_and_quiet_together_are_refused_and_the_cache_dir_holds_for_the_command(tmp_path, monkeypatch):
+    from mainentity.config import CACHE_DIR_ENV, default_cache_dir
+
+    monkeypatch.delenv(CACHE_DIR_ENV, raising=False)
+    monkeypatch.setattr(runs, "evaluate", lambda *args, **options: pytest.fail("nothing runs: -v with -q"))
+    with pytest.raises(SystemExit):
+        cli.main(["-v", "evaluate", str(SAMPLE_SHOP), "-q"])
+    seen = []
+    monkeypatch.setattr(runs, "clean_report", lambda *args: seen.append(default_cache_dir()) or "# report\n")
+    cache = tmp_path / "cache"
+    assert cli.main(["clean", str(SAMPLE_SHOP), "--method", "sst", "-o", str(tmp_path / "r.md"),
+                     "--cache-dir", str(cache)]) == 0
+    assert seen == [str(cache)]  # during the command, for it and the workers it starts
+    assert CACHE_DIR_ENV not in os.environ  # and no longer after it
+
+
+def test_quiet_keeps_the_errors_and_drops_the_progress_lines(tmp_path):
+    """``-q`` after the sub-command: the error line stays, the "loading" line before it goes."""
+    (tmp_path / "empty-model").mkdir()
+    page = str(next(PAGE.glob("*.html")))
+    command = [sys.executable, "-m", "mainentity", "predict", str(tmp_path / "empty-model"), page, "-o",
+               str(tmp_path / "out.jsonl")]
+    loud, quiet = (subprocess.run(command + flags, capture_output=True, text=True, cwd=REPO) for flags in ([], ["-q"]))
+    assert loud.returncode == quiet.returncode == 2
+    assert "INFO mainentity: predict: loading the model" in loud.stderr
+    assert "INFO" not in quiet.stderr and "ERROR mainentity: " in quiet.stderr
+    assert "config.yaml is missing" in quiet.stderr
+
+
+def test_evaluate_passes_max_pages_and_refuses_zero(monkeypatch, tmp_path, caplog):
+    calls = []
+
+    def evaluate(model, dataset, out, **options):
+        calls.append(options)
+        (tmp_path / "summary.csv").write_text("n_pages,n_errors,rouge1_f,exact\n5,0,0.9,0.8\n")
+        return tmp_path
+
+    monkeypatch.setattr(runs, "evaluate", evaluate)
+    assert cli.main(["evaluate", str(SAMPLE_SHOP), "--max-pages", "5"]) == 0
+    assert calls == [{"render_policy": "always", "abstain_below": None, "max_pages": 5, "screenshots": False}]
+    assert cli.main(["evaluate", str(SAMPLE_SHOP), "--max-pages", "0"]) == 2
+    assert "--max-pages must be >= 1; got 0" in caplog.text and len(calls) == 1
+
+
+@pytest.mark.browser
+def test_the_worst_pages_get_screenshots_the_report_links(tmp_path):
+    import pandas as pd
+
+    from mainentity.config import RenderConfig
+    from mainentity.evaluation.report import screenshot_name
+
+    loaded = load_inputs([str(SAMPLE_SHOP)])
+    pages = loaded.pages[:2]
+    predictions = [Prediction(page.site_id, page.path, page.url, "Wrong", 0.1, (8.0, 8.0, 300.0, 40.0))
+                   for page in pages]
+    worst = pd.DataFrame({"site_id": [p.site_id for p in pages] + ["gone"], "path": [p.path for p in pages] + ["x"]})
+    assert runs.screenshot_worst_pages(worst, pages, predictions, tmp_path, RenderConfig(), loaded.subresources) == 2
+    shot = tmp_path / screenshot_name(pages[0].site_id, pages[0].path)
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert int.from_bytes(shot.read_bytes()[16:20], "big") == 1024  # the viewport's width, CSS px
+
+
+def test_a_prediction_says_what_its_score_is_and_dumps_as_json():
+    from types import SimpleNamespace
+
+    from mainentity.pipeline import with_score_kind
+    from mainentity.prediction_writer import prediction_row
+
+    def model(probability):
+        return SimpleNamespace(recognizer=SimpleNamespace(scores_are_probabilities=lambda: probability))
+
+    general, msrbfn = model(True), model(False)
+    rendered = Prediction("s", "/p/kettle", "https://s.example/p/kettle", "Kettle", 1.874, answered_by="rendered")
+    static = dataclasses.replace(rendered, score=0.9, answered_by="static")
+    assert with_score_kind(rendered, msrbfn).score_kind == "raw"
+    assert with_score_kind(rendered, general).score_kind == "probability"
+    assert with_score_kind(static, msrbfn, static_model=general).score_kind == "probability"
+    assert with_score_kind(Prediction("s", "a", "u", error="timed out"), general).score_kind == ""
+    row = json.loads(json.dumps(with_score_kind(rendered, msrbfn).to_dict()))
+    assert (row["path"], row["url"], row["score"], row["score_kind"]) == (
+        "/p/kettle", "https://s.example/p/kettle", 1.874, "raw")
+    assert prediction_row(with_score_kind(rendered, msrbfn))["score_kind"] == "raw"
+
+
+def test_a_page_from_memory_has_its_url_in_url_and_its_path_in_path():
+    from mainentity import page_from_html
+
+    page = page_from_html("<h1>Kettle</h1>", "https://shop.example/p/kettle?colour=red#reviews")
+    assert (page.site_id, page.path, page.url) == (
+        "shop.example", "/p/kettle?colour=red", "https://shop.example/p/kettle?colour=red#reviews")
+    assert page_from_html("<h1>Kettle</h1>").path.endswith(".html")
+
+
+def test_a_csv_output_of_an_older_mainentity_names_the_missing_columns(tmp_path):
+    from mainentity.prediction_writer import COLUMNS
+
+    out = tmp_path / "old.csv"
+    out.write_text(",".join(COLUMNS[:-1]) + "\ns,a.html,u,A,0.5,,,,,,rendered\n")
+    with pytest.raises(ValueError, match="older mainentity, without the score_kind column"):
+        PredictionWriter(out)

@@ -161,3 +161,30 @@ def test_a_chromium_that_cannot_start_is_one_line_and_exit_2(tmp_path, caplog, m
                            "--render", "always"])
     errors = [record.getMessage() for record in caplog.records if record.levelno >= logging.ERROR]
     assert status == 2 and len(errors) == 1 and "\n" not in errors[0] and "/bin/false" in errors[0]
+
+
+def test_a_truncated_model_file_is_called_truncated_and_a_pickle_a_pickle(tmp_path):
+    """A model.skops cut short (a copy or download that stopped) is named truncated, with its size; the
+    pickle advice is kept for pickles."""
+    directory = _model_dir(tmp_path)
+    model_file = directory / "model.skops"
+    model_file.write_bytes(model_file.read_bytes()[:5000])
+    with pytest.raises(ModelFormatError, match=r"model.skops is truncated or corrupt: .*\(5000 bytes\)") as error:
+        load_trained_model(directory)
+    assert "pickle" not in str(error.value)
+    model_file.write_bytes(b"\x80\x04\x95" + b"\x00" * 40)
+    with pytest.raises(ModelFormatError, match="model.skops is not a mainentity model file but a pickle"):
+        load_trained_model(directory)
+
+
+def test_a_fifo_config_is_not_a_regular_file_rather_than_missing(tmp_path, caplog):
+    import os
+
+    directory = _model_dir(tmp_path)
+    (directory / "config.yaml").unlink()
+    os.mkfifo(directory / "config.yaml")
+    with pytest.raises(ValueError, match=r"config.yaml is not a regular file \(a FIFO\)"):
+        load_trained_model(directory)
+    (directory / "config.yaml").unlink()
+    with pytest.raises(FileNotFoundError, match="config.yaml is missing"):
+        load_trained_model(directory)

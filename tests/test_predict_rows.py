@@ -4,10 +4,11 @@ The reference rows were written by ``mainentity predict`` with the shipped gener
 render cache: the sample shop's 42 rows are in ``tests/golden/predict-sample-shop.jsonl``; the first
 100 pages of the christianbook dataset (rows not committed: the pages are research-use data) are
 checked by the SHA-256 of their sorted rows. Rows come in order of completion, so both sides are
-sorted before they are compared. Rows have since gained two last columns, ``answered_by`` (render few):
-it must say ``rendered`` on every row (the default policy renders every page), and ``best_candidate``: it
-must be the answer (the model never abstains); the rest of each row, serialised as the writer serialises
-it, must be the reference's bytes.
+sorted before they are compared. Rows have since gained three last columns, ``answered_by`` (render few):
+it must say ``rendered`` on every row (the default policy renders every page), ``best_candidate``: it
+must be the answer (the model never abstains), and ``score_kind`` (``probability`` for the general
+model's scores); the rest of each row, serialised as the writer serialises it, must be the reference's
+bytes.
 """
 
 import hashlib
@@ -28,8 +29,8 @@ CHRISTIANBOOK_100_SHA256 = "7ed81ab98627668cfb3b5eeb01213b1b4d2dd9cf3a5e5d5da105
 
 def predicted_rows(inputs: Path, tmp_path: Path, monkeypatch) -> list[bytes]:
     """The sorted rows of ``mainentity predict inputs --render always`` (every page rendered, as before
-    render few) with a cold render cache of its own, each without its ``answered_by`` column (checked to
-    say ``rendered``) and its ``best_candidate`` (checked to be the answer)."""
+    render few) with a cold render cache of its own, each without its ``answered_by``, ``best_candidate``
+    and ``score_kind`` columns (checked to say ``rendered``, to be the answer and to say ``probability``)."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # the default render cache lives there
     out = tmp_path / "rows.jsonl"
     assert main(["predict", str(inputs), "-o", str(out), "--render", "always"]) == 0
@@ -38,6 +39,7 @@ def predicted_rows(inputs: Path, tmp_path: Path, monkeypatch) -> list[bytes]:
         row = json.loads(line)
         assert row.pop("answered_by") == "rendered", row
         assert row.pop("best_candidate") == row["main_entity"], row
+        assert row.pop("score_kind") == ("probability" if row["score"] is not None else ""), row
         rows.append(json.dumps(row, ensure_ascii=False).encode("utf-8"))
     return sorted(rows)
 

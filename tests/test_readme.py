@@ -3,6 +3,7 @@
 import doctest
 import importlib.util
 import re
+import shlex
 
 import pytest
 from conftest import REPO
@@ -57,3 +58,30 @@ def test_readme_python_examples_run_as_doctests(tmp_path, monkeypatch, render_ca
             mainentity.api._default.close()
     assert runner.failures == 0, "".join(report)
     assert (tmp_path / "runs" / "general-abstaining" / "model.skops").is_file()
+
+
+@pytest.mark.browser
+def test_the_first_command_prints_what_the_readme_quotes(tmp_path, monkeypatch, capsys):
+    """A newcomer's first run: the `mainentity` steps of the README's setup command (predict and evaluate
+    the sample shop, no network), run in a directory that sees the repository's datasets/; what they print
+    is the README's quoted output line for line, figures included, and the files it names exist."""
+    from mainentity import cli
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    setup = readme.split("## Set up and run", 1)[1].split("\n## ", 1)[0]
+    install = re.findall(r"```bash\n(.*?)\n```", setup, flags=re.S)[0]
+    steps = [shlex.split(step) for step in install.split("&&") if step.strip().startswith("mainentity ")]
+    assert [step[:2] for step in steps] == [["mainentity", "predict"], ["mainentity", "evaluate"]]
+    quoted = re.findall(r"```text\n(.*?)\n```", setup, flags=re.S)[0].splitlines()
+    (tmp_path / "datasets").symlink_to(REPO / "datasets")
+    monkeypatch.chdir(tmp_path)
+    printed = []
+    for step in steps:  # with the session's per-user render cache, as the commands' default
+        assert cli.main(step[1:]) == 0, step
+        printed += capsys.readouterr().out.splitlines()
+    assert printed == quoted
+    rows = (tmp_path / "runs" / "sample-shop-predictions.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(rows) == int(quoted[0].split()[0])
+    report = tmp_path / "runs" / "pretrained-general" / "evaluations" / "sample-shop"
+    assert {"report.md", "report.html", "summary.csv", "per_site.csv", "per_page.csv"} <= {
+        path.name for path in report.iterdir()}

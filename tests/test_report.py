@@ -17,6 +17,7 @@ from mainentity.evaluation.report import (
     markdown_table,
     page_labels,
     per_site,
+    screenshot_name,
     summarize,
     worst_pages,
     write_report,
@@ -187,8 +188,8 @@ def test_markdown_table():
 def test_write_report_files(per_page, tmp_path):
     out = tmp_path / "run" / "eval"
     paths = write_report(per_page, out, title="MS-RBFN on toy", notes=["trained on 3 pages"])
-    assert set(paths) == {"report", "per_page", "summary", "per_site"}
-    assert sorted(p.name for p in out.iterdir()) == ["per_page.csv", "per_site.csv", "report.md",
+    assert set(paths) == {"report", "html", "per_page", "summary", "per_site"}
+    assert sorted(p.name for p in out.iterdir()) == ["per_page.csv", "per_site.csv", "report.html", "report.md",
                                                      "summary.csv"]  # no temporary files left
     assert list(pd.read_csv(paths["per_page"]).columns) == PER_PAGE_COLUMNS
     summary = pd.read_csv(paths["summary"])
@@ -260,3 +261,30 @@ def test_a_report_of_scores_that_are_not_probabilities_has_no_reliability_table(
     report = paths["report"].read_text(encoding="utf-8")
     assert "scores are not probabilities" in report and "| bin |" not in report and "abstain_below" not in report
     assert not (tmp_path / "reliability.png").exists() and not (tmp_path / "coverage.png").exists()
+
+
+def test_the_html_report_has_the_sections_embeds_the_figures_and_links_the_screenshots(tmp_path):
+    """report.html beside report.md: the same headings and tables, reliability.png embedded (no file
+    needed beside the page), a worst page's screenshot linked when it is in the report's directory."""
+    predictions = [Prediction("s.example", f"{i}.html", f"http://s/{i}", "Right" if i < 3 else "Wrong <b>", score=s)
+                   for i, s in enumerate([0.95, 0.95, 0.15, 0.15])]
+    labels = {("s.example", f"{i}.html"): ("Right",) for i in range(4)}
+    per_page = evaluate_predictions(predictions, labels, system="general", dataset="toy")
+    shot = tmp_path / screenshot_name("s.example", "3.html")
+    shot.parent.mkdir()
+    shot.write_bytes(b"\x89PNG\r\n\x1a\n")
+    paths = write_report(per_page, tmp_path, title="general on toy", probability_scores=True)
+    report, page = paths["report"].read_text(encoding="utf-8"), paths["html"].read_text(encoding="utf-8")
+    assert "[png](screenshots/s.example_3.html.png)" in report
+    assert '<a href="screenshots/s.example_3.html.png">png</a>' in page
+    assert page.startswith("<!DOCTYPE html>") and "<title>general on toy</title>" in page
+    for heading in ("Overall", "Per site, worst first", "Worst pages", "Reliability of the scores", "Notes"):
+        assert f"\n## {heading}\n" in report and f"<h2>{heading}</h2>" in page
+    assert "<td>Wrong &lt;b&gt;</td>" in page and "<b>" not in page  # cells escaped
+    assert "<strong>0.200</strong>" in page  # the ECE, bold in report.md
+    if "reliability" in paths:  # drawn when matplotlib is installed: embedded, not linked
+        assert 'alt="reliability diagram" src="data:image/png;base64,iVBOR' in page
+    if "coverage" in paths:
+        assert page.count('src="data:image/png;base64,iVBOR') == 2
+    # overall, per site, worst pages, reliability bins, coverage when abstaining
+    assert page.count("<table>") == sum(line.startswith("| ---") for line in report.splitlines()) == 5

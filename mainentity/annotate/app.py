@@ -9,7 +9,8 @@ nothing from elsewhere. JSON API, all paths relative to the app:
 - ``GET api/page?path=P``: one page's labels (with their version), visible text blocks and model answer;
 - ``GET api/screenshot?path=P``: its full-page screenshot (PNG, one pixel per CSS px);
 - ``POST api/labels`` with ``{"path", "version", "main_entity": [...], "skipped": bool}``: set a page's
-  labels; ``409`` with the page's current state when it changed since ``version`` was read.
+  labels (a page with labels is never marked skipped); ``409`` with the page's current state when it
+  changed since ``version`` was read.
 
 A bad path answers 400 (malformed), 404 (not a page of the dump) or 403 (a link out of the dump). A
 body over :data:`MAX_BODY_BYTES` answers 413 before it is read (by its ``Content-Length``, else as soon as

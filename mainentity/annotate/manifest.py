@@ -328,7 +328,8 @@ class ManifestLabels:
         main_entity : iterable of str
             The new labels (cleaned by :func:`clean_labels`); empty to remove them.
         skipped : bool
-            Mark the page skipped (``"skipped": true``) or remove the mark.
+            Mark the page skipped (``"skipped": true``) or remove the mark. A page with labels is never
+            marked: skipping a labeled page keeps its labels, and it counts as labeled.
         expected_version : str
             :attr:`LabelState.version` of the state the change was made from (a page the manifest does
             not list has the version of ``LabelState()``).
@@ -354,6 +355,7 @@ class ManifestLabels:
             If the manifest cannot be written; it is then unchanged.
         """
         labels = clean_labels(main_entity)
+        skipped = skipped and not labels
         lock = self._lock(self.lock_timeout_s)
         try:
             lines = self._lines()

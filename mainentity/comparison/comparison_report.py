@@ -18,7 +18,6 @@ imported only when a report is written: ``pip install 'mainentity[report]'``.
 
 from __future__ import annotations
 
-import base64
 import html
 import math
 import os
@@ -31,6 +30,7 @@ from mainentity._files import write_text_atomic
 from mainentity.evaluation.bootstrap import add_ci_columns
 from mainentity.evaluation.figures import import_matplotlib as _import_matplotlib
 from mainentity.evaluation.figures import save_figure as _save_figure
+from mainentity.evaluation.html_page import data_uri, html_document, html_table
 from mainentity.evaluation.report import markdown_table, summarize, with_intervals
 from mainentity.recognizers.peers import PEER_NAMES
 
@@ -298,22 +298,6 @@ def _plot_speed_accuracy(table: pd.DataFrame, systems: list[str], peers: Collect
     return _save_figure(figure, stem)
 
 
-def _data_uri(path: Path) -> str:
-    kind = "image/svg+xml" if path.suffix == ".svg" else "image/png"
-    return f"data:{kind};base64,{base64.b64encode(path.read_bytes()).decode('ascii')}"
-
-
-def _html_table(df: pd.DataFrame) -> str:
-    return df.to_html(index=False, escape=True, na_rep="", float_format=lambda v: f"{v:.3f}", border=0)
-
-
-_CSS = """body{font-family:system-ui,sans-serif;margin:2em auto;max-width:72em;padding:0 1em;color:#222}
-table{border-collapse:collapse;margin:0.5em 0 1.5em;font-size:0.9em}
-th,td{border:1px solid #ccc;padding:0.25em 0.5em;text-align:left;vertical-align:top}
-th{background:#f2f2f2}pre{background:#f6f6f6;padding:0.6em;overflow-x:auto}
-img{max-width:100%;height:auto}"""
-
-
 def _notes(confidence: float, n_resamples: int, best: str | None, peer: str | None) -> list[str]:
     return [
         "ROUGE-1 P/R/F1 (letter-digit tokens), Jaccard and Dice (token sets) and exact match (normalised "
@@ -490,17 +474,16 @@ def _markdown(title, command, versions_table, shown, datasets, disagreements, in
 def _html(title, command, versions_table, shown, datasets, disagreements, intro, notes, paths) -> str:
     esc = html.escape
     body = [f"<h1>{esc(title)}</h1>", "<p>Command:</p>", f"<pre>{esc(command)}</pre>",
-            "<h2>Versions</h2>", _html_table(versions_table), "<h2>Accuracy and speed</h2>"]
+            "<h2>Versions</h2>", html_table(versions_table), "<h2>Accuracy and speed</h2>"]
     for dataset in datasets:
         rows = shown[shown["dataset"] == dataset].drop(columns=["dataset"])
-        body += [f"<h3>{esc(dataset)}</h3>", _html_table(rows)]
+        body += [f"<h3>{esc(dataset)}</h3>", html_table(rows)]
     body += ["<h2>ROUGE-1 F1 per system and dataset</h2>",
-             f'<img alt="ROUGE-1 F1 per system and dataset" src="{_data_uri(paths["f1_bars_svg"])}">',
+             f'<img alt="ROUGE-1 F1 per system and dataset" src="{data_uri(paths["f1_bars_svg"])}">',
              "<h2>Speed vs accuracy</h2>",
-             f'<img alt="Speed vs accuracy" src="{_data_uri(paths["speed_accuracy_svg"])}">',
+             f'<img alt="Speed vs accuracy" src="{data_uri(paths["speed_accuracy_svg"])}">',
              "<h2>Largest disagreements</h2>", f"<p>{esc(intro)}</p>"]
     if len(disagreements):
-        body.append(_html_table(_short_disagreements(disagreements)))
+        body.append(html_table(_short_disagreements(disagreements)))
     body += ["<h2>Notes</h2>", "<ul>", *[f"<li>{esc(note)}</li>" for note in notes], "</ul>"]
-    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{esc(title)}</title>'
-            f"<style>{_CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
+    return html_document(title, body)

@@ -2,7 +2,8 @@
 
 :func:`evaluate_predictions` scores one recogniser's predictions on one dataset (one row per labeled
 page, :data:`PER_PAGE_COLUMNS`); :func:`summarize` and :func:`per_site` average them;
-:func:`write_report` writes ``report.md``, ``per_page.csv``, ``summary.csv`` and ``per_site.csv``.
+:func:`write_report` writes ``report.md`` (and the same as ``report.html``), ``per_page.csv``, ``summary.csv``
+and ``per_site.csv``.
 
 Rules of the tables:
 
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -31,6 +33,7 @@ import pandas as pd
 
 from mainentity._files import write_text_atomic
 from mainentity.evaluation.figures import plot_coverage, plot_reliability
+from mainentity.evaluation.html_page import write_html_report
 from mainentity.evaluation.metrics import METRICS, SCORE_KEYS, expected_calibration_error, f1_from, score_page
 from mainentity.records import Page, Prediction
 
@@ -44,6 +47,7 @@ __all__ = [
     "markdown_table",
     "page_labels",
     "per_site",
+    "screenshot_name",
     "summarize",
     "with_intervals",
     "worst_pages",
@@ -468,10 +472,28 @@ def _left_out_note(per_page: pd.DataFrame, reliability: pd.DataFrame) -> list[st
             "missing (an error, no answer) or is not in [0, 1] (a raw score, not a probability)."]
 
 
-def _worst_pages_md(per_page: pd.DataFrame) -> str:
+#: Where a report's directory keeps the screenshot of a page (:func:`screenshot_name`), when taken.
+SCREENSHOTS_DIR = "screenshots"
+
+
+def screenshot_name(site_id: str, path: str) -> str:
+    """The file, relative to a report's directory, of a page's screenshot (a safe name: a page's path
+    may be a URL).
+
+    >>> screenshot_name("shop", "pages/p/kettle.html")
+    'screenshots/shop_pages_p_kettle.html.png'
+    """
+    return f"{SCREENSHOTS_DIR}/{re.sub(r'[^A-Za-z0-9._-]+', '_', f'{site_id}_{path}')[:150]}.png"
+
+
+def _worst_pages_md(per_page: pd.DataFrame, out: Path) -> str:
+    """The worst pages' section; a page whose screenshot is in ``out`` (:func:`screenshot_name`) links to it."""
     worst = worst_pages(per_page)
     if not len(worst):
         return ""
+    shots = [screenshot_name(site, path) for site, path in zip(worst["site_id"], worst["path"], strict=True)]
+    if any((out / shot).is_file() for shot in shots):
+        worst.insert(2, "screenshot", [f"[png]({shot})" if (out / shot).is_file() else "" for shot in shots])
     return (f"## Worst pages\n\nThe {len(worst)} labeled pages with the lowest ROUGE-1 F1 (errors first; all "
             f"of them in per_page.csv):\n\n{markdown_table(worst)}\n\n")
 
@@ -509,7 +531,11 @@ def write_report(
     summary: pd.DataFrame | None = None,
     probability_scores: bool = False,
 ) -> dict[str, Path]:
-    """Write ``report.md``, ``per_page.csv``, ``summary.csv`` and ``per_site.csv`` into ``out_dir``.
+    """Write ``report.md``, ``report.html``, ``per_page.csv``, ``summary.csv`` and ``per_site.csv`` into ``out_dir``.
+
+    ``report.html`` is ``report.md`` as one page to open in a browser, with its figures embedded
+    (:func:`mainentity.evaluation.html_page.write_html_report`). A worst page whose screenshot is in
+    ``out_dir`` (:func:`screenshot_name`) links to it in both.
 
     When the scores are probabilities (``probability_scores``), the report also gives their expected
     calibration error, the reliability table and a reliability diagram, ``reliability.png`` beside
@@ -519,7 +545,7 @@ def write_report(
 
     Each file is written to a temporary file in ``out_dir`` and moved into place with
     :func:`os.replace`, so an interrupted run leaves either the old file or the new one; ``report.md``
-    comes last.
+    and ``report.html`` come last.
 
     Parameters
     ----------
@@ -542,7 +568,7 @@ def write_report(
     Returns
     -------
     paths : dict of str to Path
-        Keys ``"report"``, ``"per_page"``, ``"summary"``, ``"per_site"``, and ``"reliability"`` and
+        Keys ``"report"``, ``"html"``, ``"per_page"``, ``"summary"``, ``"per_site"``, and ``"reliability"`` and
         ``"coverage"`` when the diagrams were drawn.
     """
     out = Path(out_dir)
@@ -573,7 +599,8 @@ def write_report(
     report = (
         f"# {title}\n\n## Overall\n\n{markdown_table(with_intervals(summary, '.3f'))}\n\n"
         f"## Per site, worst first\n\n{markdown_table(_sites_worst_first(sites)[site_columns])}\n\n"
-        f"{_worst_pages_md(per_page)}{reliability_md}## Notes\n\n{notes_md}\n"
+        f"{_worst_pages_md(per_page, out)}{reliability_md}## Notes\n\n{notes_md}\n"
     )
     write_text_atomic(paths["report"], report)
+    paths["html"] = write_html_report(paths["report"])
     return paths

@@ -392,9 +392,10 @@ def page_from_html(html: str | bytes, url: str | None = None, *, site_id: str | 
     Returns
     -------
     page : Page
-        ``path`` is the URL (its name within the site; unique per site), or ``<digest>.html`` when
-        there is no URL; no labels and no anchors. Nothing is read from disk, so the renderer serves
-        no stylesheet, font or image to it (read the site dump with :func:`read_site_dump` for those).
+        ``url`` is the URL and ``path`` its path and query (:func:`url_path`: the page's name within
+        its site, unique per host), or ``<digest>.html`` when there is no URL; no labels and no
+        anchors. Nothing is read from disk, so the renderer serves no stylesheet, font or image to it
+        (read the site dump with :func:`read_site_dump` for those).
 
     Raises
     ------
@@ -407,7 +408,7 @@ def page_from_html(html: str | bytes, url: str | None = None, *, site_id: str | 
     --------
     >>> page = page_from_html("<title>Kettle</title><h1>Kettle</h1>", "https://shop.example/p/kettle")
     >>> page.site_id, page.path, page.url
-    ('shop.example', 'https://shop.example/p/kettle', 'https://shop.example/p/kettle')
+    ('shop.example', '/p/kettle', 'https://shop.example/p/kettle')
     >>> page = page_from_html(b"<h1>A</h1>")
     >>> page.site_id, page.path, page.url
     ('html-af90603dd63fdeb4', 'af90603dd63fdeb4.html', '')
@@ -431,7 +432,17 @@ def page_from_html(html: str | bytes, url: str | None = None, *, site_id: str | 
     digest = page_digest(Page("", "", "", html))
     if site_id is None:
         site_id = urlsplit(url).netloc.lower() or f"html-{digest}"
-    return Page(site_id=site_id, path=url or f"{digest}.html", url=url, html=html)
+    return Page(site_id=site_id, path=url_path(url) if url else f"{digest}.html", url=url, html=html)
+
+
+def url_path(url: str) -> str:
+    """A page's path within its site, from its URL: the URL's path and query (``/`` for none).
+
+    >>> url_path("https://shop.example/p/kettle?colour=red#reviews"), url_path("https://shop.example")
+    ('/p/kettle?colour=red', '/')
+    """
+    parts = urlsplit(url)
+    return (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
 
 
 def read_dataset(

@@ -16,6 +16,8 @@ const app = {
   picked: null,
   undo: [],        // changes made in this tab: {path, before: {labels, skipped}, version}
   queue: Promise.resolve(),  // actions run one after the other, in the order of the keys pressed
+  fit: localStorage.getItem("mainentity-annotate-fit") === "1",  // screenshot scaled to the pane's width
+  scale: 1,        // screenshot pixels shown per CSS px of the page (below 1 when fitted to a narrow pane)
 };
 
 const collapse = (text) => text.replace(/\s+/g, " ").trim();
@@ -74,9 +76,13 @@ async function show(index) {
   const path = app.rows[app.index].path;
   $("position").textContent = `${app.index + 1} / ${app.rows.length}`;
   $("page-path").textContent = path;
+  showLoading();
   const result = await call("GET", `api/page?path=${encodeURIComponent(path)}`);
   if (app.rows[app.index].path !== path) return; // moved on meanwhile
+  delete document.body.dataset.loading;
   if (!result.ok) {
+    $("page-status").textContent = "error";
+    $("label-list").replaceChildren();
     say(result.data.error);
     return;
   }
@@ -97,6 +103,51 @@ async function show(index) {
   document.body.dataset.page = path;
 }
 
+// While a page is read (a cold render takes seconds), the panel shows nothing of the page before it:
+// its path with the previous page's URL, labels or screenshot would mislead.
+function showLoading() {
+  document.body.dataset.loading = "";
+  $("page-status").textContent = "loading…";
+  $("page-status").className = "status";
+  $("page-url").textContent = "";
+  $("model").hidden = true;
+  const item = document.createElement("li");
+  item.className = "empty";
+  item.textContent = "reading and rendering the page…";
+  $("label-list").replaceChildren(item);
+  $("label-input").value = "";
+  $("block-text").className = "hint";
+  $("block-text").textContent = "";
+  app.candidates = [];
+  app.modelBox = null;
+  delete $("shot").dataset.loaded;
+  $("boxes").replaceChildren();
+  $("shot-img").onload = $("shot-img").onerror = null;
+  $("shot-img").removeAttribute("src");
+  $("shot-status").textContent = "rendering the page…";
+}
+
+// Fit to width: the screenshot (and its boxes) scaled down to the pane's width, so a narrow window
+// shows the whole width of the page; f toggles it, and the choice is kept for the next visit.
+function applyFit() {
+  const img = $("shot-img");
+  const pane = $("shot-pane");
+  const room = pane.clientWidth - 24;  // the pane's padding
+  app.scale = app.fit && img.naturalWidth > room ? room / img.naturalWidth : 1;
+  const shot = $("shot");
+  shot.style.transform = app.scale === 1 ? "" : `scale(${app.scale})`;
+  shot.style.marginRight = `${-(1 - app.scale) * img.naturalWidth}px`;
+  shot.style.marginBottom = `${-(1 - app.scale) * img.naturalHeight}px`;
+  $("fit").setAttribute("aria-pressed", String(app.fit));
+}
+
+function toggleFit() {
+  app.fit = !app.fit;
+  localStorage.setItem("mainentity-annotate-fit", app.fit ? "1" : "0");
+  applyFit();
+  say(app.fit ? "Fitted to the window's width (f: actual size)." : "Actual size (f: fit to width).", true);
+}
+
 function loadShot(path) {
   const img = $("shot-img");
   delete $("shot").dataset.loaded;
@@ -104,6 +155,7 @@ function loadShot(path) {
   img.onload = () => {
     if (!app.view || app.view.path !== path) return;
     $("shot-status").textContent = "";
+    applyFit();
     $("shot").dataset.loaded = path;
     drawBoxes();
     prefetch(app.index + 1);
@@ -192,8 +244,8 @@ function pick(candidate) {
 
 $("boxes").addEventListener("click", (event) => {
   const rect = $("boxes").getBoundingClientRect();
-  const x = event.clientX - rect.left;
-  const y = event.clientY - rect.top;
+  const x = (event.clientX - rect.left) / app.scale;  // CSS px of the page, as the boxes are
+  const y = (event.clientY - rect.top) / app.scale;
   const hits = app.candidates
     .filter((c) => x >= c.x && x <= c.x + c.width && y >= c.y && y <= c.y + c.height)
     .sort((a, b) => a.width * a.height - b.width * b.height);
@@ -287,8 +339,16 @@ async function removeLabel(label) {
   if (await save(app.view.labels.filter((l) => l !== label), app.view.skipped)) say(`Removed: ${label}`, true);
 }
 
+// A labeled page is not marked skipped: s keeps its labels (× removes one) and goes on, so the page
+// still counts as labeled.
 async function skip() {
-  if (!app.view.skipped && !(await save(app.view.labels, true))) return;
+  if (app.view.labels.length) {
+    say(`Not skipped: the page keeps its label${app.view.labels.length > 1 ? "s" : ""} ` +
+        `(${app.view.labels.join(" | ")}); × removes one.`, true);
+    await next();
+    return;
+  }
+  if (!app.view.skipped && !(await save([], true))) return;
   say("Skipped.", true);
   await next();
 }
@@ -347,7 +407,7 @@ document.addEventListener("keydown", (event) => {
     return;
   }
   if (event.target.tagName === "SELECT") return;
-  const actions = { j: next, k: () => show(app.index - 1), s: skip, u: undo, a: addAlternative };
+  const actions = { j: next, k: () => show(app.index - 1), s: skip, u: undo, a: addAlternative, f: toggleFit };
   const action = actions[event.key];
   if (action) {
     event.preventDefault();
@@ -360,6 +420,8 @@ $("add").addEventListener("click", () => run(addAlternative));
 $("skip").addEventListener("click", () => run(skip));
 $("undo").addEventListener("click", () => run(undo));
 $("next").addEventListener("click", () => run(next));
+$("fit").addEventListener("click", toggleFit);
+window.addEventListener("resize", applyFit);
 $("prev").addEventListener("click", () => run(() => show(app.index - 1)));
 $("model-answer").addEventListener("click", () => {
   const model = app.view.model;
