@@ -24,7 +24,8 @@ STDOUT = "-"
 
 def prediction_row(prediction: Prediction) -> dict:
     """One output row: identity, answer, score, bounding box (CSS px), error ("" when fine) and how the page
-    was answered (``rendered``, ``slot`` or ``static``; see :mod:`mainentity.render_few`).
+    was answered (``rendered``, ``scripts`` when rendered again with its scripts on, ``slot`` or ``static``;
+    see :attr:`mainentity.records.Prediction.answered_by`).
 
     >>> prediction_row(Prediction("s", "a.html", "u", "Name", 0.5, (1.0, 2.0, 3.0, 4.0)))["height"]
     4.0
