@@ -31,6 +31,7 @@ from mainentity.loading import page_key
 from mainentity.model_store import TrainedModel
 from mainentity.recognizers.base import Recognizer, make_recognizer
 from mainentity.records import Document, Page, Prediction
+from mainentity.render_few import answered_with_scripts, noting_scripts
 from mainentity.sitedump import SubresourceSources, page_digest
 
 if TYPE_CHECKING:  # the renderer (and Playwright) is imported only when pages are rendered
@@ -105,7 +106,7 @@ def iter_documents(
         if outcome.rendered is None:
             yield outcome.page, None, outcome.error
         else:
-            yield outcome.page, Document(outcome.page, outcome.rendered), ""
+            yield outcome.page, Document(outcome.page, outcome.rendered, outcome.scripts), ""
 
 
 def progress(iterable: Iterable, total: int, desc: str) -> Iterable:
@@ -444,19 +445,20 @@ def predict_pages(
     read = read if read is not None else page_documents(model.config.render, subresources, renderer)
     if cleaners is None:
         cleaners = cleaners_for(model, pages, read)
-    stream = read(pages, rendered=model.recognizer.needs_render)
+    scripted: set = set()
+    stream = noting_scripts(read(pages, rendered=model.recognizer.needs_render), scripted)
     how = answered_by(model) if model.recognizer.needs_render else ""
 
     def emit(prediction: Prediction) -> None:
         if on_prediction is not None:
-            on_prediction(prediction.answered(how))
+            on_prediction(answered_with_scripts(prediction, how, scripted))
 
     predictions = predict_documents(
         model.recognizer, progress(stream, len(pages), progress_desc) if progress_desc else stream,
         cleaners=cleaners, batch_size=batch_size, on_prediction=emit,
         pages_per_site=Counter(page.site_id for page in pages),
     )
-    return [prediction.answered(how) for prediction in predictions]
+    return [answered_with_scripts(prediction, how, scripted) for prediction in predictions]
 
 
 def with_score_kind(prediction: Prediction, model: TrainedModel,
@@ -504,10 +506,11 @@ def _predict_rendering_few(
         held = renderer if renderer is not None else Renderer(render_settings(model.config.render))
         read = RenderedDocuments(model.config.render, sources, held)
     errors: dict[tuple[str, str], str] = {}
+    scripted: set = set()
 
     def render(batch: Sequence[Page]) -> list[Document]:
         documents = {}
-        for page, document, error in read(batch, rendered=True):
+        for page, document, error in noting_scripts(read(batch, rendered=True), scripted):
             documents[page_key(page)] = document if document is not None else Document(page)
             if document is None:
                 errors[page_key(page)] = error
@@ -539,6 +542,7 @@ def _predict_rendering_few(
             if prediction.answered_by != "rendered" and prediction.score < abstain_below:
                 # the model's own threshold holds for answers read without it: no answer, the text kept
                 prediction = replace(prediction, main_entity="")
+            prediction = answered_with_scripts(prediction, prediction.answered_by, scripted)
             predictions.append(prediction)
             if on_prediction is not None:
                 on_prediction(prediction)
@@ -546,8 +550,9 @@ def _predict_rendering_few(
         if held is not None and held is not renderer:
             held.close()
     counts = Counter(prediction.answered_by for prediction in predictions)
-    logger.info("render policy auto: %d of %d pages rendered (%d by slot, %d static)", counts["rendered"],
-                len(predictions), counts["slot"], counts["static"])
+    logger.info("render policy auto: %d of %d pages rendered (%d with scripts on; %d by slot, %d static)",
+                counts["rendered"] + counts["scripts"], len(predictions), counts["scripts"], counts["slot"],
+                counts["static"])
     return predictions
 
 

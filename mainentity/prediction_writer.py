@@ -25,7 +25,8 @@ STDOUT = "-"
 
 def prediction_row(prediction: Prediction) -> dict:
     """One output row: identity, answer, score, bounding box (CSS px), error ("" when fine), how the page
-    was answered (``rendered``, ``slot`` or ``static``; see :mod:`mainentity.render_few`), the best
+    was answered (``rendered``, ``scripts`` when rendered again with its scripts on, ``slot`` or ``static``; see
+    :attr:`mainentity.records.Prediction.answered_by`), the best
     candidate's text (the answer, or on a row that abstained, ``main_entity`` empty and the score below the
     model's ``abstain_below``, the text it would have given) and what the score is (``probability`` or
     ``raw``: :attr:`mainentity.records.Prediction.score_kind`).

@@ -176,10 +176,14 @@ class Document:
     """A page together with its rendering, as recognisers see it.
 
     ``rendered`` is ``None`` for recognisers that read only the HTML (peers, raw ``<title>``).
+    ``scripts`` says why the page was rendered a second time with its scripts on, when that rendering is
+    ``rendered`` (``render.javascript: auto``: its first rendering looked unfinished,
+    :func:`mainentity.render.scripts.unfinished_reason`); empty otherwise.
     """
 
     page: Page
     rendered: RenderedPage | None = None
+    scripts: str = ""
 
 
 @dataclass(frozen=True)
@@ -202,9 +206,11 @@ class Prediction:
         Empty when fine, else why the page has no prediction.
     answered_by : str
         How the page was answered by the predict path's render policy: ``"rendered"`` (rendered in
-        Chromium and predicted), ``"slot"`` (read from its HTML through its template's slot locator) or
-        ``"static"`` (read from its HTML, answered by the static model); empty when not recorded (a
-        recogniser's own output, an error row).
+        Chromium and predicted), ``"scripts"`` (rendered a second time with its scripts on, because its
+        first rendering looked unfinished, and predicted from that one: ``render.javascript: auto``),
+        ``"slot"`` (read from its HTML through its template's slot locator) or ``"static"`` (read from its
+        HTML, answered by the static model); empty when not recorded (a recogniser's own output, an error
+        row).
     score_kind : str
         What :attr:`score` is: ``"probability"`` (the calibrated probability that the answer is right:
         the general recogniser) or ``"raw"`` (a score on the recogniser's own scale, e.g. the MS-RBFN's

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from mainentity.records import Document, Page, Prediction, RenderedPage
@@ -32,8 +32,39 @@ from mainentity.slot_transfer import transfer_site
 logger = logging.getLogger(__name__)
 
 #: How a page was answered: rendered and predicted; read through its template's slot locator; read
-#: statically and answered by the static model.
+#: statically and answered by the static model. The predict path says ``"scripts"`` instead of
+#: ``"rendered"`` for a page rendered again with its scripts on (:attr:`mainentity.records.Document.scripts`).
 ANSWERED_BY = ("rendered", "slot", "static")
+
+
+def noting_scripts(
+    stream: Iterable[tuple[Page, Document | None, str]], scripted: set[tuple[str, str]]
+) -> Iterator[tuple[Page, Document | None, str]]:
+    """``stream`` as it is; the ``(site_id, path)`` of each page whose document was rendered again with
+    its scripts on (:attr:`mainentity.records.Document.scripts`) goes into ``scripted`` as it passes.
+
+    >>> scripted = set()
+    >>> page = Page("jobs", "a.html", "https://jobs.example/a", "")
+    >>> [e for _, _, e in noting_scripts([(page, Document(page, None, "1 words; inline state"), "")], scripted)]
+    ['']
+    >>> scripted
+    {('jobs', 'a.html')}
+    """
+    for page, document, error in stream:
+        if document is not None and document.scripts:
+            scripted.add((page.site_id, page.path))
+        yield page, document, error
+
+
+def answered_with_scripts(prediction: Prediction, how: str, scripted: set[tuple[str, str]]) -> Prediction:
+    """``prediction`` answered ``how`` (:meth:`Prediction.answered`), but ``"scripts"`` instead of
+    ``"rendered"`` for a page in ``scripted`` (:func:`noting_scripts`).
+
+    >>> answered_with_scripts(Prediction("jobs", "a.html", "u", "A"), "rendered", {("jobs", "a.html")}).answered_by
+    'scripts'
+    """
+    scripts = how == "rendered" and (prediction.site_id, prediction.path) in scripted
+    return prediction.answered("scripts" if scripts else how)
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from mainentity.cli import main
 GOLDEN = REPO / "tests" / "golden"
 
 #: SHA-256 of the sorted rows (newline after each) of the first 100 christianbook pages.
-CHRISTIANBOOK_100_SHA256 = "7ed81ab98627668cfb3b5eeb01213b1b4d2dd9cf3a5e5d5da105b0c304ea22d1"
+CHRISTIANBOOK_100_SHA256 = "ec70209f781e29f4fa7fab34fb14b7f0e05f7c2e0e1df96c597baed0bac81920"
 
 
 def predicted_rows(inputs: Path, tmp_path: Path, monkeypatch) -> list[bytes]:

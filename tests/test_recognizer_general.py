@@ -81,7 +81,8 @@ def test_a_page_scored_far_below_the_calibrated_range_abstains(random_state):
 
 def test_one_page_per_site_is_copied_with_a_generic_title():
     train = sites(["oak", "pine", "birch", "elm"], 3)
-    recognizer = GeneralRecognizer(max_iter=20, min_samples_leaf=2, n_folds=3, generic_title_share=1.0, random_state=0)
+    recognizer = GeneralRecognizer(max_iter=20, min_samples_leaf=2, n_folds=3, generic_title_share=1.0,
+                                   split_heading_share=0.0, random_state=0)
     documents, site_keys = recognizer._with_generic_titles(train)
     assert documents[:len(train)] == train and len(documents) == len(train) + 4
     copies = documents[len(train):]
@@ -92,8 +93,24 @@ def test_one_page_per_site_is_copied_with_a_generic_title():
     assert len(set(site_keys[len(train):])) == 4 and not set(site_keys[len(train):]) & set(site_keys[:len(train)])
     recognizer.fit(train)
     assert recognizer.n_training_pages_ == len(train) and recognizer.n_generic_title_copies_ == 4
-    alone = GeneralRecognizer(generic_title_share=0.0, random_state=0)._with_generic_titles(train)
+    alone = GeneralRecognizer(generic_title_share=0.0, split_heading_share=0.0, random_state=0)._with_generic_titles(
+        train)
     assert alone == (train, [d.page.site_id for d in train])
+
+
+def test_one_page_per_site_is_copied_with_its_heading_set_over_two_lines():
+    train = sites(["oak", "pine", "birch", "elm"], 3)
+    recognizer = GeneralRecognizer(generic_title_share=0.0, split_heading_share=1.0, random_state=0)
+    documents, site_keys = recognizer._with_generic_titles(train)
+    copies = documents[len(train):]
+    assert documents[:len(train)] == train and len(copies) == 4
+    assert len(set(site_keys[len(train):])) == 4 and not set(site_keys[len(train):]) & set(site_keys[:len(train)])
+    for copy in copies:
+        (whole,) = [segment for segment in copy.rendered.segments if segment.kind == "heading"]
+        assert whole.text == copy.page.main_entity[0]  # labels unchanged: the whole heading is the answer
+        lines = [block.text for block in copy.rendered.blocks if block.dom_path.startswith(whole.dom_path + "/")]
+        assert " ".join(lines) == whole.text and len(lines) == 2
+        assert whole.text not in [block.text for block in copy.rendered.blocks]
 
 
 def test_site_vote_moves_an_odd_page_to_the_site_slot():

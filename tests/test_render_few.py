@@ -133,8 +133,10 @@ def test_auto_keeps_the_model_abstention_threshold():
     import mainentity
 
     with mainentity.load_model(render_policy="auto") as model:
-        model.recognizer.set_params(abstain_below=0.99)
+        # a threshold that some of the shipped model's rendered answers reach (they teach the slots) and
+        # some read answers do not
+        model.recognizer.set_params(abstain_below=0.9)
         predictions = model.predict(mainentity.read_site_dump(SAMPLE_SHOP / "sites" / "sample-shop"))
     read = [p for p in predictions if p.answered_by in ("slot", "static")]
-    assert read and all(p.main_entity == "" for p in read if p.score < 0.99)
+    assert read and all(p.main_entity == "" for p in read if p.score < 0.9)
     assert all(p.candidates for p in read)  # the text is kept for review

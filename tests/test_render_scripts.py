@@ -80,3 +80,33 @@ def test_auto_renders_a_skeleton_again_with_scripts_and_keeps_the_rest(tmp_path)
     # the cache gives the kept rendering back, with its reason
     again = {o.page.path: o for o in render_pages(pages[:1], settings, tmp_path)}
     assert again["job.htm"].scripts == built.scripts and again["job.htm"].rendered == built.rendered
+
+
+def test_rows_say_which_pages_were_rendered_again_with_scripts_on(tmp_path):
+    """The predict path's rows: ``answered_by`` is ``scripts`` for a page whose kept rendering ran its scripts
+    (the document says so), ``rendered`` for the others, and the written row carries it."""
+    from mainentity.config import config_from_dict
+    from mainentity.model_store import TrainedModel
+    from mainentity.pipeline import KnownDocuments, predict_pages
+    from mainentity.prediction_writer import PredictionWriter, prediction_row
+    from mainentity.recognizers.baselines import FirstH1Recognizer
+    from mainentity.records import Document
+
+    built, about = skeleton_page(), text_page()
+    h1 = TextBlock("Harbour crane operator", "h1", "html[0]/body[1]/div[1]/h1[0]", 32, 700, True, 8, 30, 300, 37,
+                   heading_level=1)
+    documents = [Document(built, RenderedPage("Harbour crane operator | Careers", (), (h1,)),
+                          scripts="1 words; noscript asks for JavaScript; inline state"),
+                 Document(about, read_static(about))]
+    model = TrainedModel(None, config_from_dict({"render": {"javascript": "auto"}}), FirstH1Recognizer(), {})
+    rows = {p.path: p for p in predict_pages(model, [built, about], read=KnownDocuments(documents),
+                                            render_policy="always")}
+    assert (rows["job.htm"].main_entity, rows["job.htm"].answered_by) == ("Harbour crane operator", "scripts")
+    assert (rows["about.htm"].main_entity, rows["about.htm"].answered_by) == ("About us", "rendered")
+    assert prediction_row(rows["job.htm"])["answered_by"] == "scripts"
+    with PredictionWriter(tmp_path / "rows.csv") as writer:
+        for prediction in rows.values():
+            writer.write(prediction)
+    written = (tmp_path / "rows.csv").read_text().splitlines()
+    assert written[1].startswith("jobs,job.htm,https://jobs.northport.example/job.htm,Harbour crane operator,")
+    assert written[1].endswith(",scripts") and written[2].endswith(",rendered")

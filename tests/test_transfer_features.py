@@ -111,3 +111,24 @@ def test_a_whole_title_that_neither_the_largest_text_nor_the_url_supports_is_uns
     dice_heading = 2 * 4 / (4 + 6)  # against {annual, report, of, the, harbour, trust}
     assert column(x, "title_unsupported")[-1] == 1.0 - max(dice_url, dice_heading)
     assert column(x, "title_unsupported")[:-1].tolist() == [0.0] * (len(candidates) - 1)
+
+
+def test_a_line_of_a_taller_heading_is_a_part_and_a_piece_on_one_line_is_not():
+    first = TextBlock("Winter Orchards", "span", "html[0]/body[1]/h1[0]/span[0]", 44, 700, True, 8, 100, 400, 53,
+                      heading_level=1)
+    second = TextBlock("and the Growers Who Save Them", "span", "html[0]/body[1]/h1[0]/span[1]", 30, 700, True, 8,
+                       153, 500, 36, heading_level=1)
+    whole = TextBlock("Winter Orchards and the Growers Who Save Them", "h1", "html[0]/body[1]/h1[0]", 44, 700, True,
+                      8, 100, 500, 89, heading_level=1, kind="heading")
+    body = block("A story told slowly. " * 20, 300)
+    x = candidate_features([first, second, whole, body], Page("s", "p.html", "https://s.example/p", ""),
+                           RenderedPage("Winter Orchards | Longform", (), (first, second, body), segments=(whole,)))
+    assert column(x, "whole_share").round(3).tolist() == [round(15 / 45, 3), round(29 / 45, 3), 1.0, 1.0]
+    # a title beside a smaller format note on the same line: neither is a line of the other
+    title = TextBlock("Know Your Bible", "h2", "html[0]/body[1]/h2[0]", 28, 700, True, 8, 100, 200, 34,
+                      heading_level=2)
+    note = TextBlock("Know Your Bible (Paperback)", "h2", "html[0]/body[1]/h2[0]", 28, 700, True, 8, 100, 300, 34,
+                     heading_level=2, merged=True)
+    x = candidate_features([title, note], Page("s", "p.html", "https://s.example/p", ""),
+                           RenderedPage("Know Your Bible", (), (title, note)))
+    assert column(x, "whole_share").tolist() == [1.0, 1.0]

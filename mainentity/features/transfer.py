@@ -62,6 +62,10 @@ kind and place among the page's candidates
     h1 candidate when one of them has no finite ``y``: which is highest is not known; 0 for the others);
     a candidate without a finite box is ``in_page`` (it is a text of the page, not a title it lacks);
     ``best_title_dice`` its ``title_segment_dice`` is the page's highest (and > 0).
+one text read whole (:func:`whole_share`)
+    ``whole_share`` the candidate's share (in characters) of the text set over several lines that it
+    is one line of: a heading element's text, or a run of positioned lines that continue one another
+    (kind ``lines``); 1 for the whole itself and for a candidate that is no such line.
 site (:mod:`mainentity.features.site`)
     ``has_site``, ``template_share``, ``slot_share``, ``slot_variety``.
 """
@@ -90,6 +94,13 @@ FOLD_PX = 768.0
 #: in one font size has every text at its largest.
 MAX_PROMINENT = 20
 
+#: The columns of :func:`whole_share` (kept apart from the others: their own block of code).
+WHOLE_TEXT_FEATURES = ("whole_share",)
+
+#: A whole text at least this many times as tall as a candidate it holds is set over more lines than it
+#: (:func:`whole_share`).
+MIN_WHOLE_LINES = 1.4
+
 #: Column names of :func:`candidate_features`, in order.
 TRANSFER_FEATURES = (
     "h1", "heading", "fsize_ratio", "fsize_rank", "bold", "weight", "y_fold", "above_fold", "x_centre",
@@ -97,7 +108,7 @@ TRANSFER_FEATURES = (
     "title_segment_dice", "title_segment_exact", "segment_recall", "title_last_segment", "in_title",
     "title_precision", "meta_dice", "jsonld_dice", "url_dice", "site_name", "holds_site_name", "anchor_dice",
     "title_unsupported", "kind_title", "in_page", "merged", "coverage", "order", "repeats", "first_h1",
-    "best_title_dice", *SITE_FEATURES,
+    "best_title_dice", *WHOLE_TEXT_FEATURES, *SITE_FEATURES,
 )
 
 #: Features whose larger values can only make a candidate more (+1) or less (-1) likely the main entity,
@@ -108,8 +119,10 @@ MONOTONIC_FEATURES = {
     "title_segment_exact": 1, "segment_recall": 1, "meta_dice": 1, "jsonld_dice": 1, "url_dice": 1, "anchor_dice": 1,
     "title_unsupported": -1,
     "site_name": -1, "holds_site_name": -1, "title_last_segment": -1, "template_share": -1, "slot_variety": 1,
+    "whole_share": 1,
 }
 
+_HEADING_TAGS = frozenset(f"h{level}" for level in range(1, 7))
 _JSON_LD = re.compile(r"<script[^>]*application/ld\+json[^>]*>(.*?)</script>", re.IGNORECASE | re.DOTALL)
 _JSON_LD_SKIP_TYPES = {
     "organization", "newsmediaorganization", "website", "webpage", "collectionpage", "person", "brand",
@@ -203,6 +216,81 @@ def _coverage(candidates: Sequence[TextBlock], normalized: Sequence[str]) -> np.
             if text in whole:
                 out[i] = len(text) / len(whole)
                 break
+    return out
+
+
+def _whole_texts(candidates: Sequence[TextBlock], normalized: Sequence[str]) -> dict[str, tuple[str, float]]:
+    """The whole texts of the page by element path, with their box heights in CSS px: each heading
+    element's text (a ``heading`` segment, or a block of an ``h1``-``h6`` element) and each run of joined
+    positioned lines (kind ``lines``), the longest at each path."""
+    wholes: dict[str, tuple[str, float]] = {}
+    for candidate, text in zip(candidates, normalized, strict=True):
+        if candidate.kind in ("heading", "lines") or (
+                candidate.kind == "block" and candidate.heading_level > 0 and candidate.tag in _HEADING_TAGS):
+            if len(text) > len(wholes.get(candidate.dom_path, ("", 0.0))[0]):
+                wholes[candidate.dom_path] = (text, candidate.height)
+    return wholes
+
+
+def whole_share(candidates: Sequence[TextBlock], normalized: Sequence[str]) -> np.ndarray:
+    """Each candidate's share (in characters) of the text set over several lines that it is one line of;
+    1 when it is no such line.
+
+    A heading element states one title, and a run of positioned lines that continue one another (same
+    font, size and left edge, one line-height apart; :func:`mainentity.features.candidates.line_candidates`)
+    is one text set over lines. A line of it (a display headline's first line, a ``<title>`` segment
+    found in that line) is a part, not the title: the whole is what a reader takes in. This holds on any
+    site, whatever its template and font sizes (the share is relative to the page's own text), so it
+    transfers. The shared datasets hardly show it (among the candidates of their 1093 pages, 40 are such
+    lines and none is a main entity), so training adds pages with their heading set over two lines
+    (:mod:`mainentity.features.split_headings`).
+    A piece on the same line as the rest of its heading (a title beside a smaller format note,
+    ``<h2>Title<span> (Paperback)</span></h2>``) is left alone: which of the two names the page is for
+    the other features to tell.
+
+    The whole a candidate belongs to is the nearest one found walking up its ``dom_path`` (its own
+    element first) whose normalised text holds the candidate's; the candidate is one of its lines when
+    the whole's box is at least :data:`MIN_WHOLE_LINES` times as tall as the candidate's (boxes in CSS
+    px; never on a page read without layout, whose boxes are ``nan``).
+
+    Parameters
+    ----------
+    candidates : sequence of TextBlock
+        The page's candidates (:func:`mainentity.features.candidates.page_candidates`).
+    normalized : sequence of str
+        Their normalised texts (:func:`mainentity.text.normalize_text`).
+
+    Returns
+    -------
+    share : ndarray of shape (n_candidates,)
+        In (0, 1]; 1 for a whole and for a candidate that is no line of one.
+
+    Examples
+    --------
+    >>> first = TextBlock("Winter Orchards", "span", "html[0]/body[1]/h1[0]/span[0]", 44, 400, False, 8, 8, 300, 53,
+    ...                   heading_level=1)
+    >>> both = TextBlock("Winter Orchards and the Growers", "h1", "html[0]/body[1]/h1[0]", 44, 400, False, 8, 8,
+    ...                  300, 89, heading_level=1, kind="heading")
+    >>> whole_share([first, both], ["winter orchards", "winter orchards and the growers"]).round(3).tolist()
+    [0.484, 1.0]
+    >>> import dataclasses
+    >>> one_line = dataclasses.replace(both, height=53.0)  # the rest on the same line: no line of a taller text
+    >>> whole_share([first, one_line], ["winter orchards", "winter orchards and the growers"]).tolist()
+    [1.0, 1.0]
+    """
+    wholes = _whole_texts(candidates, normalized)
+    out = np.ones(len(candidates))
+    if not wholes:
+        return out
+    for i, (candidate, text) in enumerate(zip(candidates, normalized, strict=True)):
+        path = candidate.dom_path
+        while text and path:
+            whole, height = wholes.get(path, ("", 0.0))
+            if text in whole:
+                if height >= MIN_WHOLE_LINES * candidate.height > 0:
+                    out[i] = len(text) / len(whole)
+                break
+            path = path.rpartition("/")[0]
     return out
 
 
@@ -483,6 +571,7 @@ def candidate_features(
     columns.update(_title_columns(candidates, page, rendered, profile, normalized, [stat[0] for stat in stats],
                                   level, size))
     columns.update(_position_columns(candidates, normalized, columns))
+    columns["whole_share"] = whole_share(candidates, normalized)
     site = profile.features(candidates, slots)
     for j, name in enumerate(SITE_FEATURES):
         columns[name] = site[:, j]

@@ -18,7 +18,8 @@ Built for sites no label and no training run has touched. For each page:
    ``abstain_below`` the page gets no answer.
 
 Training adds, for each site, one of its pages again with a generic ``<title>`` (``generic_title_share``),
-so that a title the page does not support loses to the page's own heading.
+so that a title the page does not support loses to the page's own heading, and one with its heading set
+over two lines (``split_heading_share``), so that a heading's whole text wins over its first line.
 
 A very large site can be predicted in shards (the :class:`~mainentity.recognizers.base.Recognizer`
 protocol for site-level recognisers): its :class:`~mainentity.features.site.SiteProfile` is counted
@@ -49,11 +50,8 @@ from mainentity.features.candidates import page_candidates, page_title_segments
 from mainentity.features.generic_titles import short_link_texts, with_generic_title
 from mainentity.features.labels import main_entity_labels
 from mainentity.features.site import SITE_FEATURES, SiteProfile, site_profile, slot_of
-from mainentity.features.transfer import (
-    MONOTONIC_FEATURES,
-    TRANSFER_FEATURES,
-    candidate_features,
-)
+from mainentity.features.split_headings import split_heading_copies
+from mainentity.features.transfer import MONOTONIC_FEATURES, TRANSFER_FEATURES, candidate_features
 from mainentity.models.calibration import DoubtCalibrator
 from mainentity.models.ranker import AnswerCalibrator, CandidateRanker
 from mainentity.recognizers.base import Recognizer
@@ -121,6 +119,9 @@ class GeneralRecognizer(Recognizer):
         christianbook alone, a quarter of its pages so copied made the layout of its product name
         outweigh title agreement on Readability's pages: ROUGE-1 F1 0.79 against 0.96; even its one
         copy costs 3 of those 93 pages, ``benchmarks/results/generic_titles.md``). 0 adds none.
+    split_heading_share : float, default 0.5
+        Share of the training sites one page of which is added again with its main-entity heading set
+        over two lines (:func:`mainentity.features.split_headings.split_heading_copies`). 0 adds none.
     site_vote : bool, default True
         Site-level inference (step 4).
     vote_min_pages : int, default 3
@@ -167,14 +168,14 @@ class GeneralRecognizer(Recognizer):
     n_training_pages_, n_training_candidates_ : int
         Labeled pages trained on, and candidates (those of the generic-title copies included).
     n_generic_title_copies_ : int
-        Pages added with a generic title (``generic_title_share``).
+        Pages added with a generic title or a split heading (``generic_title_share``, ``split_heading_share``).
     """
 
     site_level: ClassVar[bool] = True
 
     def __init__(self, method="gbm", max_iter=200, learning_rate=0.1, max_depth=4, min_samples_leaf=40, l2=1.0,
                  monotonic=True, max_negatives=100, site_features=True, site_dropout=0.5, generic_title_share=0.5,
-                 site_vote=True,
+                 split_heading_share=0.5, site_vote=True,
                  vote_min_pages=3, vote_share=0.5, vote_margin=2.0, calibrate=True, calibration="signals", n_folds=5,
                  abstain_below=0.0, n_top=5, random_state=None):
         self.method = method
@@ -188,6 +189,7 @@ class GeneralRecognizer(Recognizer):
         self.site_features = site_features
         self.site_dropout = site_dropout
         self.generic_title_share = generic_title_share
+        self.split_heading_share = split_heading_share
         self.site_vote = site_vote
         self.vote_min_pages = vote_min_pages
         self.vote_share = vote_share
@@ -201,7 +203,8 @@ class GeneralRecognizer(Recognizer):
 
     def __setstate__(self, state: dict) -> None:
         # a model saved before ``calibration`` was a parameter was calibrated by isotonic regression on the score
-        super().__setstate__({"calibration": "isotonic", **state})
+        # and one saved before ``split_heading_share`` was trained without split headings
+        super().__setstate__({"calibration": "isotonic", "split_heading_share": 0.0, **state})
 
     def _ranker(self) -> CandidateRanker:
         monotonic = [MONOTONIC_FEATURES.get(name, 0) for name in TRANSFER_FEATURES] if self.monotonic else None
@@ -304,20 +307,19 @@ class GeneralRecognizer(Recognizer):
         return self
 
     def _with_generic_titles(self, documents: Sequence[Document]) -> tuple[list[Document], list[Hashable]]:
-        """The training documents followed by the generic-title copies (see ``generic_title_share``), and
-        the site key of each (the copies are sites of one page).
-
-        Draws from a random stream of its own (``random_state``, 1), so the other draws of :meth:`fit`
-        do not depend on the share.
-        """
+        """The training documents, the split-heading and the generic-title copies (``split_heading_share``,
+        ``generic_title_share``; each copy a site of one page) and the site key of each. Each kind draws
+        from a random stream of its own (``random_state``, 2 and 1): the other draws do not depend on it."""
         site_keys: list[Hashable] = [document.page.site_id for document in documents]
+        by_site = _by_site(documents)
+        copies = split_heading_copies([[documents[i] for i in by_site[site]] for site in sorted(by_site)],
+                                      self.split_heading_share, self.random_state)
+        site_keys += [("split heading", k) for k in range(len(copies))]
         if self.generic_title_share <= 0:
-            return list(documents), site_keys
+            return [*documents, *copies], site_keys
         rng = np.random.default_rng(None if self.random_state is None else [self.random_state, 1])
         links = [short_link_texts(document.rendered, document.page.main_entity) for document in documents]
         pool = sorted({text for texts in links for text in texts})
-        copies: list[Document] = []
-        by_site = _by_site(documents)
         for site in sorted(by_site):  # sites and pages in a fixed order: the same copies whatever the input order
             shown = sorted((i for i in by_site[site] if _shows_main_entity(documents[i])),
                            key=lambda i: documents[i].page.path)
