@@ -62,7 +62,8 @@ COMMAND_HELP = {
               "and the report go to runs/NAME/.",
               "mainentity train configs/christianbook-msrbfn.yaml"),
     "predict": ("Predict the main entity of every page of site dumps, WARC files or HTML files, one row "
-                "per page (site_id, path, url, main_entity, score, score_kind, box, error).",
+                "per page (site_id, path, url, main_entity, score, box, error, answered_by, best_candidate, "
+                "score_kind).",
                 "mainentity predict datasets/sample-shop -o runs/sample-shop-predictions.jsonl\n"
                 "  mainentity predict page.html\n"
                 "  curl -s URL | mainentity predict - --base-url URL"),

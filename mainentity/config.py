@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import stat
 import types
 import typing
 from dataclasses import dataclass, field
@@ -211,13 +212,30 @@ def _deep_merge(base: dict, override: dict) -> dict:
     return merged
 
 
+#: Largest config file read (bytes): a config is a page of YAML; a larger "config" is a mistake (a data
+#: file, a device such as /dev/zero) and would only fill memory.
+MAX_CONFIG_BYTES = 1_000_000
+
+
+def _config_text(path: Path) -> str:
+    """A config file's text; ``ConfigError`` when it is not a regular file (a FIFO or a device, whose read
+    could block or never end) or is larger than :data:`MAX_CONFIG_BYTES`."""
+    if path.exists() and not path.is_file():
+        kind = "a directory" if path.is_dir() else "a FIFO" if stat.S_ISFIFO(path.stat().st_mode) else "a special file"
+        raise ConfigError(f"cannot read config {path}: not a regular file ({kind})")
+    if path.is_file() and path.stat().st_size > MAX_CONFIG_BYTES:
+        raise ConfigError(f"cannot read config {path}: {path.stat().st_size} bytes, more than a config's "
+                          f"{MAX_CONFIG_BYTES}")
+    return path.read_text(encoding="utf-8")
+
+
 def _read_yaml(path: Path, seen: tuple[Path, ...] = ()) -> dict:
     """Read one config file with its ``defaults`` merged in."""
     path = path.resolve()
     if path in seen:
         raise ConfigError(f"{path}: 'defaults' include themselves in a loop")
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = yaml.safe_load(_config_text(path))
     except OSError as error:
         raise ConfigError(f"cannot read config {path}: {error.strerror}") from error
     except yaml.YAMLError as error:

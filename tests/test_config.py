@@ -1,3 +1,4 @@
+import os
 from pathlib import Path
 
 import pytest
@@ -99,3 +100,17 @@ def test_render_cache_is_per_user_unless_the_config_names_one(tmp_path, monkeypa
     assert RenderConfig().cache_path() == str(tmp_path / "xdg" / "mainentity" / "render")
     assert config_from_dict({}).render.cache_path() == str(tmp_path / "xdg" / "mainentity" / "render")
     assert config_from_dict({"render": {"cache_dir": "/data/render"}}).render.cache_path() == "/data/render"
+
+
+def test_a_config_that_is_a_fifo_or_a_device_is_refused_without_reading_it(tmp_path):
+    fifo = tmp_path / "c.yaml"
+    os.mkfifo(fifo)  # reading it would block for ever
+    with pytest.raises(ConfigError, match=r"c\.yaml: not a regular file \(a FIFO\)"):
+        load_config(fifo)
+    (tmp_path / "z.yaml").symlink_to("/dev/zero")  # reading it would never end
+    with pytest.raises(ConfigError, match=r"not a regular file \(a special file\)"):
+        load_config(tmp_path / "z.yaml")
+    big = tmp_path / "big.yaml"
+    big.write_text("# " + "x" * 1_000_000 + "\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="more than a config's 1000000"):
+        load_config(big)
