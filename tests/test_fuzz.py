@@ -43,9 +43,13 @@ from mainentity.sitedump import read_site_dump
 pytestmark = pytest.mark.browser
 
 #: Bound of the fuzz run's whole process tree (proportional set size summed over the predict process and
-#: every Chromium process, sampled): measured 1.43-1.63 GB on 2 shared cores, when the renderers of the
-#: wide and the deep page (0.36 and 0.29 GB) overlap.
-MAX_FUZZ_TREE_MB = 2000
+#: every Chromium process, sampled), with the headroom of the first bound (2 000 MB over 1.43-1.63 GB measured
+#: with an earlier Chromium). With Chromium 156.0.8078.114 the run measured 1.77-1.96 GB (7 runs on 2 cores),
+#: when the renderers of the huge and the wide page (0.5-1.0 and 0.36 GB) overlap, and the Python process holds
+#: 0.38 GB (torch 0.22 GB); the code of 73a0795, which met the first bound, measured the same there, so the
+#: growth is the browser's. Before its address-bar popup was turned off (``DISABLED_FEATURES``) the run took
+#: 1.93-2.03 GB.
+MAX_FUZZ_TREE_MB = 2400
 #: Bound of the process tree of a run on the hostile files and the million-span page alone (issue 22's
 #: target): measured 0.81 GB (0.69 GB with two small pages only).
 MAX_HOSTILE_TREE_MB = 1500

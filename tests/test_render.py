@@ -294,6 +294,30 @@ def test_network_is_blocked(renderer, js_renderer, local_server):
     assert hits == []
 
 
+def _cmdline(process: psutil.Process) -> list[str]:
+    try:
+        return process.cmdline()
+    except psutil.Error:  # ended meanwhile
+        return []
+
+
+def test_chromium_keeps_playwright_features_off_and_preloads_no_browser_ui(renderer):
+    """Chromium reads only its last ``--disable-features``: ours must hold every feature Playwright turns off
+    (its switch comes first), and turn off the address-bar popup Chromium pre-renders in renderers of its own."""
+    render_one(renderer, make_page("<h1>Features</h1>"))
+    browsers = [process for process in psutil.Process().children(recursive=True)
+                if any(arg.startswith("--mainentity-launch=") for arg in _cmdline(process))
+                and not any(arg.startswith("--type=") for arg in _cmdline(process))]
+    assert browsers
+    for browser in browsers:
+        lists = [set(arg.split("=", 1)[1].split(",")) for arg in _cmdline(browser)
+                 if arg.startswith("--disable-features=")]
+        assert len(lists) >= 2, "Playwright's --disable-features is gone: check DISABLED_FEATURES"
+        assert set().union(*lists[:-1]) <= lists[-1]
+        assert {"WebUIOmniboxPopup", "WebUIOmniboxAimPopup", "HttpsUpgrades"} <= lists[-1]
+        assert [child for child in browser.children(recursive=True) if "--top-chrome-webui" in _cmdline(child)] == []
+
+
 def test_meta_refresh_does_not_navigate(renderer):
     page = make_page(
         "<p>Stay here</p>",

@@ -15,6 +15,32 @@ from mainentity.records import Page, RenderedPage
 from mainentity.render.memory import default_max_renderer_mb
 from mainentity.text import MAX_ELEMENTS, has_more_elements
 
+#: Chromium features turned off. Chromium reads only the last ``--disable-features`` switch and Playwright
+#: passes its own before ours, so this repeats Playwright's list (1.65: ``HttpsUpgrades`` among them, which
+#: would send our ``http://`` pages to https; ``tests/test_render.py`` checks that ours still holds
+#: all of it) and adds the address-bar popup that Chromium 151.0.7922.137 and later pre-render at start,
+#: headless too: two renderers of their own, about 120 MB (PSS) per browser, measured on Chromium 156.
+DISABLED_FEATURES = (
+    "AvoidUnnecessaryBeforeUnloadCheckSync",
+    "DestroyProfileOnBrowserClose",
+    "HttpsUpgrades",
+    "HttpsFirstBalancedModeAutoEnable",
+    "LensOverlay",
+    "MediaRouter",
+    "PaintHolding",
+    "ThirdPartyStoragePartitioning",
+    "AvoidCorsURLLoaderRestartOnRedirect",
+    "TcpPortRandomizationWin",
+    "OptimizationHints",
+    "NetworkTimeServiceQuerying",
+    "AimEnabled",
+    "PreconnectToSearch",
+    "msForceBrowserSignIn",
+    "msEdgeUpdateLaunchServicesPreferredVersion",
+    "WebUIOmniboxPopup",
+    "WebUIOmniboxAimPopup",
+)
+
 #: Chromium switches: no background traffic, and no way out even for requests routing would miss
 #: (host names never resolve, and everything, loopback included, goes to a proxy that cannot resolve).
 CHROMIUM_ARGS = (
@@ -34,6 +60,7 @@ CHROMIUM_ARGS = (
     "--proxy-server=http://proxy.invalid:1",
     "--proxy-bypass-list=<-loopback>",
     "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+    "--disable-features=" + ",".join(DISABLED_FEATURES),
 )
 
 #: Added to :data:`CHROMIUM_ARGS` when subresources are not served: images are then not even
