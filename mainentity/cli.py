@@ -6,20 +6,30 @@ Every entry point is ``main(argv) -> int`` so it can be tested with a list of ar
 from __future__ import annotations
 
 import argparse
+import atexit
 import dataclasses
+import gc
 import logging
 import os
 import sys
 from collections.abc import Sequence
 
 from mainentity._version import __version__
+from mainentity.text import counted
 
 logger = logging.getLogger("mainentity")
 
 
 class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
     """Help as written (descriptions and examples keep their lines), with each option's default shown
-    unless its help already says it or it has none."""
+    unless its help already says it or it has none; ``[MODEL] INPUT...`` positionals in the usage line as
+    their metavar spells them (argparse would repeat the whole metavar, ``[MODEL] PAGE [[MODEL] PAGE ...]``,
+    as if several pages were taken)."""
+
+    def _format_args(self, action: argparse.Action, default_metavar: str) -> str:
+        if action.nargs == argparse.ONE_OR_MORE and isinstance(action.metavar, str) and " " in action.metavar:
+            return action.metavar
+        return super()._format_args(action, default_metavar)
 
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
@@ -142,7 +152,7 @@ def _add_train(commands) -> None:
 def _add_predict(commands) -> None:
     """The ``predict [MODEL] INPUT...`` sub-command."""
     predict = commands.add_parser("predict", help="predict the main entity of every page of site dumps or WARC files")
-    predict.add_argument("paths", nargs="+", metavar="[MODEL] INPUT",
+    predict.add_argument("paths", nargs="+", metavar="[MODEL] INPUT [INPUT ...]",
                          help="a model directory written by 'train' or a shipped model's name (default: the "
                               "general model), then one or more inputs: site dump directories, datasets of site "
                               "dumps, WARC files (.warc, .warc.gz) or folders of them, HTML files, or - (one "
@@ -177,7 +187,10 @@ def _add_evaluate(commands) -> None:
                           help="a model directory or a shipped model's name (default: the general model), then "
                                "a labeled dataset (sites/<id>/manifest.jsonl), a site dump, or a WARC file or "
                                "folder of them with a manifest.jsonl of URLs and labels beside it")
-    evaluate.add_argument("-o", "--output", help="report directory (default MODEL/evaluations/<dataset>)")
+    evaluate.add_argument("-o", "--output", help="report directory (default MODEL/evaluations/<dataset>); one "
+                                                 "that holds another model's report is refused")
+    evaluate.add_argument("--overwrite", action="store_true",
+                          help="replace the report in the -o directory even when another model wrote it")
     evaluate.add_argument("--render", choices=("always", "auto"), dest="render_policy", default="always",
                           help="measure the model with every page rendered (always, the default), or what "
                                "predict gives by default (auto: few pages rendered)")
@@ -211,7 +224,7 @@ def _add_explain(commands) -> None:
     )
     explain.add_argument("paths", nargs="+", metavar="[MODEL] PAGE",
                          help="a model directory written by 'train' or a shipped model's name (default: the "
-                              "general model), then an HTML file")
+                              "general model), then one HTML file (explain draws one page a run)")
     explain.add_argument("-o", "--output", required=True, help="PNG file to write")
     explain.add_argument("--url", help="the page's URL (default: its <base href> or file URI)")
     explain.add_argument("--top", type=int, default=5, help="how many candidate boxes to draw")
@@ -261,30 +274,39 @@ def _add_agreement(commands) -> None:
     agreement.add_argument("-o", "--output", default="runs/agreement", help="report directory (default runs/agreement)")
 
 
-def _model_and_input(paths: Sequence[str], what: str) -> tuple[str | None, str]:
-    """``[MODEL] INPUT`` -> ``(model or None for the default, input)``."""
-    if len(paths) > 2:
-        raise ValueError(f"expected [MODEL] {what}; got {len(paths)} paths: {' '.join(paths)}")
+def _model_and_input(paths: Sequence[str], command: str, what: str) -> tuple[str | None, str]:
+    """``[MODEL] INPUT`` -> ``(model or None for the default, input)``.
+
+    Raises ValueError when more than one input is given (three paths, or two whose first is an input
+    rather than a model: :func:`_is_input`), naming the command and the paths.
+    """
+    if len(paths) > 2 or (len(paths) == 2 and _is_input(paths[0])):
+        raise ValueError(f"{command} takes one {what} (after an optional MODEL); got {len(paths)} paths: "
+                         f"{' '.join(paths)}; run it once per {what.lower()}")
     return (paths[0], paths[1]) if len(paths) == 2 else (None, paths[0])
 
 
-def _model_and_inputs(paths: Sequence[str]) -> tuple[str | None, list[str]]:
-    """``[MODEL] INPUT...`` -> ``(model or None for the default, inputs)``.
-
-    With several paths the first is the model unless it is itself an input (a WARC file, an HTML file,
-    ``-``, or a directory that is not a model directory and holds a dataset, a site dump or WARC files);
-    so ``predict MODEL DUMP``, ``predict DUMP_A DUMP_B`` and ``predict a.html b.html`` all mean what they say.
-    """
+def _is_input(path: str) -> bool:
+    """Whether ``path`` is an input rather than a model: not a model directory nor a shipped model's
+    name, and a WARC file, an HTML file, ``-``, or a directory that holds a dataset, a site dump or WARC
+    files."""
     from mainentity.loading import is_page_input
     from mainentity.model_store import is_model_reference
     from mainentity.sitedump import is_input_directory
     from mainentity.warc import is_warc_input
 
-    first = paths[0]
-    if len(paths) == 1 or (not is_model_reference(first) and (
-            is_page_input(first) or is_warc_input(first) or is_input_directory(first))):
+    return not is_model_reference(path) and (is_page_input(path) or is_warc_input(path) or is_input_directory(path))
+
+
+def _model_and_inputs(paths: Sequence[str]) -> tuple[str | None, list[str]]:
+    """``[MODEL] INPUT...`` -> ``(model or None for the default, inputs)``.
+
+    With several paths the first is the model unless it is itself an input (:func:`_is_input`); so
+    ``predict MODEL DUMP``, ``predict DUMP_A DUMP_B`` and ``predict a.html b.html`` all mean what they say.
+    """
+    if len(paths) == 1 or _is_input(paths[0]):
         return None, list(paths)
-    return first, list(paths[1:])
+    return paths[0], list(paths[1:])
 
 
 def _must_exist(path: str, what: str) -> None:
@@ -315,16 +337,20 @@ def _check_arguments(args: argparse.Namespace):
         logger.info("train %s: reading the datasets ...", config.name)
         return config
     if args.command == "predict":
+        from mainentity.loading import STDIN, read_stdin
         from mainentity.prediction_writer import check_output_path
 
         check_output_path(args.output)
         _check_paths(args.paths, "input")
+        args.stdin = read_stdin() if STDIN in args.paths else None  # an empty pipe is told before the model loads
     elif args.command == "evaluate":
         _check_paths(args.paths, "dataset")
+        _model_and_input(args.paths, "evaluate", "DATASET")
     elif args.command == "explain":
         if not args.output.lower().endswith(".png"):
             raise ValueError(f"explain writes a PNG screenshot: the output must end in .png; got {args.output}")
         _check_paths(args.paths, "page")
+        _model_and_input(args.paths, "explain", "PAGE")
     elif args.command == "annotate":
         if args.site_dump is None and args.model not in (None, "general") and os.path.isdir(args.model):
             # `annotate --model DUMP`: --model alone (the general model), then the site dump
@@ -368,7 +394,7 @@ def _headline(summary_csv) -> str:
     interval = (f" [{float(row['rouge1_f_low']):.3f}, {float(row['rouge1_f_high']):.3f}]"
                 if row.get("rouge1_f_low") else "")
     return (f"ROUGE-1 F1 {float(row['rouge1_f']):.3f}{interval}, exact {float(row['exact']):.3f} "
-            f"on {row['n_pages']} pages ({row['n_errors']} errors)")
+            f"on {counted(int(row['n_pages']), 'page')} ({counted(int(row['n_errors']), 'error')})")
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -389,10 +415,10 @@ def run_command(args: argparse.Namespace) -> int:
     elif args.command == "predict":
         _run_predict(args)
     elif args.command == "evaluate":
-        model, dataset = _model_and_input(args.paths, "DATASET")
+        model, dataset = _model_and_input(args.paths, "evaluate", "DATASET")
         out_dir = runs.evaluate(model, dataset, args.output, render_policy=args.render_policy,
                                 abstain_below=args.abstain_below, max_pages=args.max_pages,
-                                screenshots=args.screenshots)
+                                screenshots=args.screenshots, overwrite=args.overwrite)
         print(f"report written to {out_dir / 'report.md'} and {out_dir / 'report.html'}")
         print(_headline(out_dir / "summary.csv"))
     elif args.command == "benchmark":
@@ -413,7 +439,7 @@ def run_command(args: argparse.Namespace) -> int:
     elif args.command == "explain":
         from mainentity.explain import explain
 
-        model, page = _model_and_input(args.paths, "PAGE")
+        model, page = _model_and_input(args.paths, "explain", "PAGE")
         prediction = explain(model, page, args.output, url=args.url, top_k=args.top)
         print(f"{prediction.main_entity!r} (score {prediction.score:.3f}); screenshot written to {args.output}")
     elif args.command == "clean":
@@ -447,7 +473,7 @@ def run_command(args: argparse.Namespace) -> int:
         from mainentity.evaluation.agreement import write_agreement_report
 
         summary = write_agreement_report(args.labels_a, args.labels_b, args.output)
-        print(f"{summary['n_compared']} pages labeled in both: exact {summary['exact']:.3f}, ROUGE-1 F1 "
+        print(f"{counted(summary['n_compared'], 'page')} labeled in both: exact {summary['exact']:.3f}, ROUGE-1 F1 "
               f"{summary['rouge1_f']:.3f}; report written to {args.output}/report.md")
     return 0
 
@@ -472,9 +498,24 @@ def _run_predict(args: argparse.Namespace) -> None:
                 raise ValueError(f"cannot reach {where}: {error}") from error
         n_rows = runs.predict(model, inputs, args.output, base_url=args.base_url, retry_errors=args.retry_errors,
                               cluster=cluster, render_policy=args.render_policy, overwrite=args.overwrite,
-                              abstain_below=args.abstain_below)
+                              abstain_below=args.abstain_below, stdin=args.stdin)
     where = "standard output" if args.output == "-" else args.output
-    print(f"{n_rows} rows written to {where}", file=sys.stderr if args.output == "-" else sys.stdout)
+    print(f"{counted(n_rows, 'row')} written to {where}", file=sys.stderr if args.output == "-" else sys.stdout)
+
+
+def _interrupted_line(command: str, interrupt: KeyboardInterrupt) -> str:
+    """The one line that Ctrl-C ends a command with: for ``predict``, the rows written before it, where
+    (:class:`mainentity.prediction_writer.Interrupted`) and how to go on."""
+    from mainentity.prediction_writer import STDOUT, Interrupted
+
+    if command == "annotate":
+        return "stopped; every saved label is in the manifest"
+    if not isinstance(interrupt, Interrupted):
+        return "interrupted; rows and files already written are kept: run the same command again to resume"
+    rows = counted(interrupt.n_written, "row")
+    if interrupt.output == STDOUT:
+        return f"interrupted: {rows} written to standard output"
+    return f"interrupted: {rows} written to {interrupt.output}; rerun the same command to resume"
 
 
 def _warning_line(message, category, filename, lineno, line=None) -> str:
@@ -484,7 +525,12 @@ def _warning_line(message, category, filename, lineno, line=None) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Parse ``argv``, set up logging, run the command. Errors in the input exit with status 2."""
+    """Parse ``argv``, set up logging, run the command. Errors in the input exit with status 2; Ctrl-C
+    with status 130, in one line (:func:`_interrupted_line`)."""
+    if argv is None:  # the program itself, about to exit once the command ends
+        # Python's last act is a walk of every object for reference cycles: 1 to 4 s on a busy machine
+        # after a model and a site's pages were loaded. Nothing is left to free at exit, so it is skipped.
+        atexit.register(gc.freeze)
     args = build_parser().parse_args(argv)
     if args.verbose and args.quiet:
         build_parser().error("-v/--verbose and -q/--quiet cannot go together")
@@ -517,11 +563,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RuntimeError as error:  # a program of the environment that cannot start (Chromium, node)
         logger.error("%s", " ".join(str(error).split())[:500])
         return 2
-    except KeyboardInterrupt:
-        if args.command == "annotate":
-            logger.info("stopped; every saved label is in the manifest")
-        else:
-            logger.error("interrupted; rows and files already written are kept: run the same command again to resume")
+    except KeyboardInterrupt as interrupt:
+        (logger.info if args.command == "annotate" else logger.error)("%s", _interrupted_line(args.command, interrupt))
         return 130
     finally:
         warnings.formatwarning = formatwarning

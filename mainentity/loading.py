@@ -32,6 +32,7 @@ from mainentity.sitedump import (
     read_page_bytes,
 )
 from mainentity.splits import site_folds, split_pages
+from mainentity.text import counted
 from mainentity.warc import is_warc_input, read_warcs
 
 logger = logging.getLogger(__name__)
@@ -123,37 +124,57 @@ def is_page_input(path: str | Path) -> bool:
     return str(path) == STDIN or (Path(path).is_file() and not is_warc_input(path))
 
 
+class PageFileError(ValueError):
+    """An HTML file given as a page that cannot be read; ``failure`` is its error row, named as a run over
+    its site dump names it (the dump's site id and the path in it, the manifest's URL)."""
+
+    def __init__(self, failure: PageFailure, message: str):
+        super().__init__(message)
+        self.failure = failure
+
+
 def read_page_file(
     page_path: str | Path, url: str | None = None, anchor_url_pattern: str | None = None
 ) -> tuple[Page, list[Page], SubresourceSources]:
     """One HTML file as a page and, when it lies in a site dump with a manifest, every page of that dump,
     with what serves their subresources.
 
-    Inside a site dump (a ``manifest.jsonl`` at most four directories up) the page gets its manifest URL
-    and its incoming anchor texts, as ``predict`` gives them over the whole dump; a lone file gets its
-    ``<base href>`` or file URI and no anchors (its folder then serves its stylesheets and images).
+    Inside a site dump (a ``manifest.jsonl`` at most four directories up) the page gets its site id, path,
+    manifest URL and incoming anchor texts, as ``predict`` gives them over the whole dump (a file the
+    manifest does not list keeps the dump's site id and its path in the dump); a lone file is a page of
+    the site its folder names, with its ``<base href>`` or file URI and no anchors (its folder then serves
+    its stylesheets and images).
 
     Raises
     ------
     FileNotFoundError
         If ``page_path`` is not a file.
-    ValueError
-        If the file is not a regular file of at most :data:`mainentity.sitedump.MAX_PAGE_BYTES`
-        (:func:`mainentity.sitedump.read_page_bytes`) or not text (:func:`mainentity.sitedump.decode_html`).
+    PageFileError
+        A ValueError: if the file is not a regular file of at most :data:`mainentity.sitedump.MAX_PAGE_BYTES`
+        (:func:`mainentity.sitedump.read_page_bytes`) or not text (:func:`mainentity.sitedump.decode_html`),
+        or its site dump's manifest lists it and reading the dump failed on it.
     """
     file = Path(page_path).resolve()
     if not file.is_file():
         raise FileNotFoundError(f"page {str(page_path)!r} is not a file")
+    site_id, relative = file.parent.name, file.name
     for dump_dir in file.parents[:_MAX_DUMP_DEPTH]:
         if (dump_dir / MANIFEST_NAME).is_file():
             loaded = load_pages([str(dump_dir)], anchor_url_pattern=anchor_url_pattern, configurable=False)
             site_pages = list(loaded.pages)
-            relative = file.relative_to(dump_dir).as_posix()
+            site_id, relative = dump_dir.name, file.relative_to(dump_dir).as_posix()
             page = next((p for p in site_pages if p.path == relative), None)
             if page is not None:
                 return (replace(page, url=url) if url else page), site_pages, loaded.subresources
-    html = decode_html(read_page_bytes(file), file.name)
-    page = Page(file.parent.name, file.name, url or page_url(html, file.name, file), html)
+            failure = next((f for f in loaded.failures if f.path == relative), None)
+            if failure is not None:
+                raise PageFileError(failure, f"{relative}: {failure.reason}")
+            break
+    try:
+        html = decode_html(read_page_bytes(file), file.name)
+    except (OSError, ValueError) as error:
+        raise PageFileError(PageFailure(site_id, relative, str(error)), str(error)) from error
+    page = Page(site_id, relative, url or page_url(html, relative, file), html)
     return page, [page], SubresourceSources()
 
 
@@ -162,18 +183,20 @@ def load_inputs(
     *,
     base_url: str | None = None,
     anchor_url_pattern: str | None = None,
+    stdin: bytes | None = None,
 ) -> LoadedPages:
     """:func:`load_pages` over the datasets among ``inputs`` (the anchor pattern is a model's), plus single
     pages: HTML files (:func:`read_page_file`) and ``-``, one page read from standard input (its URL
-    ``base_url`` or its ``<base href>``: :func:`mainentity.sitedump.page_from_html`). An HTML file that
-    cannot be read (empty, binary, too large) is one failure, named by its folder and file name; the
-    other inputs still load.
+    ``base_url`` or its ``<base href>``: :func:`mainentity.sitedump.page_from_html`), or given as
+    ``stdin``, its bytes already read (:func:`read_stdin`). An HTML file that
+    cannot be read (empty, binary, too large) is one failure, named as :func:`read_page_file` names the
+    page (by its site dump, else by its folder and file name); the other inputs still load.
 
     Raises
     ------
     ValueError
-        As :func:`load_pages`; or if ``-`` is given twice, or standard input is empty or not HTML (naming
-        ``-``).
+        As :func:`load_pages`; or if ``-`` is given twice, or standard input is empty, white space only or
+        not HTML (naming ``-``).
     """
     singles = [path for path in inputs if is_page_input(path)]
     if singles.count(STDIN) > 1:
@@ -184,25 +207,36 @@ def load_inputs(
     pages, sources, failures = list(loaded.pages), dict(loaded.subresources.sources), list(loaded.failures)
     for path in singles:
         if path == STDIN:
-            pages.append(_stdin_page(base_url))
+            pages.append(_stdin_page(base_url, read_stdin() if stdin is None else stdin))
             continue
         try:
             page, _, subresources = read_page_file(path, anchor_url_pattern=anchor_url_pattern)
-        except (OSError, ValueError) as error:  # one bad file is one error row; the batch goes on
-            file = Path(path).resolve()
-            failures.append(PageFailure(file.parent.name, file.name, str(error)))
+        except PageFileError as error:  # one bad file is one error row; the batch goes on
+            failures.append(error.failure)
             continue
         pages.append(page)
         sources.update(subresources.sources)
     return LoadedPages(tuple(pages), tuple(failures), loaded.anchor_coverage, SubresourceSources(sources))
 
 
-def _stdin_page(base_url: str | None) -> Page:
-    """The page on standard input (``-``); ValueError naming ``-`` when it is empty or not HTML."""
+def read_stdin() -> bytes:
+    """The bytes on standard input (``-``), read whole. The command line reads them before the model
+    loads, so that an empty pipe is told at once.
+
+    Raises
+    ------
+    ValueError
+        Naming ``-``, if there are none or only white space.
+    """
     data = sys.stdin.buffer.read()
     if not data.strip():
-        raise ValueError(f"standard input (-) was empty ({len(data)} bytes): pipe one HTML page into it, e.g. "
-                         "curl -s URL | mainentity predict - --base-url URL")
+        raise ValueError(f"standard input (-) was empty ({len(data)} bytes{', white space only' if data else ''}): "
+                         "pipe one HTML page into it, e.g. curl -s URL | mainentity predict - --base-url URL")
+    return data
+
+
+def _stdin_page(base_url: str | None, data: bytes) -> Page:
+    """The page whose bytes were read from standard input (``-``); ValueError naming ``-`` when it is not HTML."""
     try:
         return page_from_html(data, base_url or None, site_id="stdin")
     except ValueError as error:
@@ -278,8 +312,8 @@ def anchor_coverage_notes(coverage: Sequence[AnchorCoverage], *, configurable: b
     n_pages = sum(site.n_pages for site in coverage)
     n_with = sum(site.n_pages_with_anchors for site in coverage)
     share = n_with / n_pages if n_pages else 0.0
-    lines = [f"Incoming anchor texts (ILA): {n_with} of {n_pages} pages ({share:.1%}) in {len(coverage)} "
-             f"site{'s' if len(coverage) != 1 else ''} have at least one."]
+    lines = [f"Incoming anchor texts (ILA): {n_with} of {counted(n_pages, 'page')} ({share:.1%}) in "
+             f"{counted(len(coverage), 'site')} have at least one."]
     for site in coverage:
         if site.n_pages >= 2:
             lines.append(("Warning: " if site.silent else "") + _site_coverage_note(site, configurable))

@@ -438,7 +438,7 @@ def predict_pages(
     policy = model.config.render.policy if render_policy is None else render_policy
     if policy not in RENDER_POLICIES:
         raise ValueError(f"render policy must be one of {', '.join(RENDER_POLICIES)}; got {policy!r}")
-    if policy == "auto" and not renders_few(model):
+    if policy == "auto" and renders(model) and not renders_few(model):
         logger.info("render policy auto needs a site-level recogniser without cleaning; every page is rendered")
     if policy == "auto" and renders_few(model):
         return _predict_rendering_few(model, pages, read, subresources, renderer, static_model, on_prediction)
@@ -476,12 +476,15 @@ def answered_by(model: TrainedModel) -> str:
     return "static" if model.config.render.reader == "static" else "rendered"
 
 
+def renders(model: TrainedModel) -> bool:
+    """Whether ``model`` reads pages rendered in Chromium (``general-static`` reads them from their HTML)."""
+    return model.recognizer.needs_render and model.config.render.reader == "chromium"
+
+
 def renders_few(model: TrainedModel) -> bool:
-    """Whether the ``auto`` render policy applies to ``model``: a site-level recogniser that renders
-    in Chromium (the general recogniser, whose site vote finds the template slots) and no cleaning (a
-    cleaner would need every page rendered)."""
-    return (model.recognizer.site_level and model.recognizer.needs_render and model.config.render.reader == "chromium"
-            and model.config.cleaning.method == "none")
+    """Whether the ``auto`` render policy applies to ``model``: a site-level recogniser that renders in Chromium
+    (the general recogniser, whose site vote finds the template slots), no cleaning (it needs every page)."""
+    return model.recognizer.site_level and renders(model) and model.config.cleaning.method == "none"
 
 
 def _predict_rendering_few(

@@ -2,7 +2,7 @@
 
 Beside an output file a sidecar ``<output>.model.json`` records the model that wrote its rows (name,
 directory, digest of the model file); resuming the output with another model is refused, since its rows
-would mix two models' answers.
+would mix two models' answers. ``evaluate`` records the model of a report's ``per_page.csv`` the same way.
 """
 
 from __future__ import annotations
@@ -50,9 +50,25 @@ def prediction_row(prediction: Prediction) -> dict:
         "height": height,
         "error": prediction.error,
         "answered_by": prediction.answered_by,
-        "best_candidate": prediction.candidates[0] if prediction.candidates else prediction.main_entity,
+        "best_candidate": prediction.best_candidate,
         "score_kind": prediction.score_kind,
     }
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C while rows were being written: how many this run wrote, and where (they are kept, each
+    flushed as written, so the same command resumes after them).
+
+    Attributes
+    ----------
+    n_written : int
+    output : str
+        The output file, ``-`` for standard output.
+    """
+
+    def __init__(self, n_written: int, output: str | Path):
+        super().__init__(n_written, str(output))
+        self.n_written, self.output = n_written, str(output)
 
 
 class PredictionWriter:
@@ -97,11 +113,10 @@ class PredictionWriter:
         if overwrite:
             self.path.unlink(missing_ok=True)
         if model is not None:
-            _check_same_model(self.path, model)
+            check_same_model(self.path, model)
         has_rows = self._load_done() if self.path.exists() else False
         if model is not None:
-            sidecar = model_sidecar(self.path)
-            sidecar.write_text(json.dumps(model, indent=2) + "\n", encoding="utf-8")
+            record_model(self.path, model)
         self._file = self.path.open("a", encoding="utf-8", newline="")
         self._csv = csv.DictWriter(self._file, fieldnames=COLUMNS) if self.format == "csv" else None
         if self._csv is not None and not has_rows:
@@ -221,9 +236,22 @@ def model_identity(name: str, directory: str | Path, model_file: str | Path) -> 
     return {"model": name, "directory": str(directory), "digest": digest}
 
 
-def _check_same_model(path: Path, model: dict) -> None:
-    """Refuse to resume ``path`` when it has rows and its sidecar records a model other than ``model``, or
-    records none (a file of an older mainentity, or of another program: its rows' model is unknown)."""
+def record_model(path: str | Path, model: dict) -> None:
+    """Write ``model`` (:func:`model_identity`) into the sidecar of ``path`` (:func:`model_sidecar`)."""
+    model_sidecar(path).write_text(json.dumps(model, indent=2) + "\n", encoding="utf-8")
+
+
+def check_same_model(path: str | Path, model: dict) -> None:
+    """Refuse to resume or replace ``path`` when it has rows and its sidecar records a model other than
+    ``model``, or records none (a file of an older mainentity, or of another program: its rows' model is
+    unknown).
+
+    Raises
+    ------
+    ValueError
+        Naming both models (or the missing record) and what to do: another output, or ``--overwrite``.
+    """
+    path = Path(path)
     sidecar = model_sidecar(path)
     if not path.is_file():
         return

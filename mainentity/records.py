@@ -252,6 +252,16 @@ class Prediction:
             return self
         return replace(self, score_kind="probability" if probability else "raw")
 
+    @property
+    def best_candidate(self) -> str:
+        """The best candidate's text: the answer, or on a prediction that abstained (``main_entity`` empty,
+        the score below the model's ``abstain_below``) the text it would have given.
+
+        >>> Prediction("s", "a.html", "u", "", 0.2, candidates=("Name", "Home")).best_candidate
+        'Name'
+        """
+        return self.candidates[0] if self.candidates else self.main_entity
+
     def to_dict(self) -> dict:
         """The prediction as plain JSON-ready values: a ``nan`` score is ``None``, ``bbox`` and
         ``candidates`` are lists.

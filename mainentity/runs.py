@@ -56,12 +56,20 @@ from mainentity.pipeline import (
     predict_pages,
     render_all,
     render_settings,
+    renders,
     with_score_kind,
 )
-from mainentity.prediction_writer import PredictionWriter, model_identity
+from mainentity.prediction_writer import (
+    Interrupted,
+    PredictionWriter,
+    check_same_model,
+    model_identity,
+    record_model,
+)
 from mainentity.records import Page, Prediction
 from mainentity.render_few import RenderFewSettings
 from mainentity.sitedump import page_digest
+from mainentity.text import counted
 
 logger = logging.getLogger(__name__)
 
@@ -103,7 +111,7 @@ def train(config: Config) -> Path:
                          "the benchmark (mainentity benchmark), not for training one model")
     run_pages = load_run_pages(config.data, random_state=config.seed)
     loaded, ((train_pages, test_pages),) = run_pages.loaded, run_pages.folds
-    logger.info("%d train pages, %d test pages", len(train_pages), len(test_pages))
+    logger.info("%s, %s", counted(len(train_pages), "train page"), counted(len(test_pages), "test page"))
 
     timings: dict[str, float] = {}
     tick = time.perf_counter()
@@ -137,7 +145,9 @@ def _score_test_split(model: TrainedModel, test_pages: Sequence[Page], read: Kno
     predictions_path = run_dir / "predictions.jsonl"
     predictions_path.unlink(missing_ok=True)
     with PredictionWriter(predictions_path) as writer:
-        predictions = predict_pages(model, test_pages, read=read, on_prediction=writer.write, render_policy="always")
+        predictions = predict_pages(model, test_pages, read=read, render_policy="always",
+                                    on_prediction=lambda prediction: writer.write(with_score_kind(prediction, model)))
+    predictions = [with_score_kind(prediction, model) for prediction in predictions]
     timings["predict_s"] = time.perf_counter() - tick
     test_keys = {page_key(page) for page in test_pages}
     n_documents = len(predictions) - sum((failure.site_id, failure.path) in test_keys for failure in read.failures)
@@ -190,6 +200,7 @@ def predict(
     render_policy: str | None = None,
     overwrite: bool = False,
     abstain_below: float | None = None,
+    stdin: bytes | None = None,
 ) -> int:
     """Predict the main entity of every page of site dumps, datasets or WARC files into a .jsonl/.csv file.
 
@@ -217,7 +228,8 @@ def predict(
         (:func:`mainentity.scaleout.predict_on_cluster`; the rows are the same; this process still writes
         them all).
     render_policy : {"always", "auto"}, optional
-        Default the model config's ``render.policy``; ``auto`` renders few pages
+        Default the model config's ``render.policy``; ``always`` is refused for a model that never renders
+        (:func:`mainentity.pipeline.renders`: ``general-static``); ``auto`` renders few pages
         (:func:`mainentity.pipeline.predict_pages`) with the shipped static model
         (:func:`mainentity.model_store.load_static_model`)
         for the pages of small sites, on a cluster too (one task per site:
@@ -227,57 +239,80 @@ def predict(
     abstain_below : float, optional
         Answer nothing on pages scored below this probability (the row keeps the text in
         ``best_candidate``); default the model's ``abstain_below`` (:func:`set_abstain_below`).
+    stdin : bytes, optional
+        The bytes of ``-`` when read already (:func:`mainentity.loading.read_stdin`; default: read here).
 
     Returns
     -------
     n_written : int
         Rows written by this call.
+
+    Raises
+    ------
+    mainentity.prediction_writer.Interrupted
+        A KeyboardInterrupt (Ctrl-C) saying how many rows were written before it; they are kept.
     """
     model = _load_model(model_dir, abstain_below)
+    if render_policy == "always" and not renders(model):
+        raise ValueError(
+            f"--render always: the model {model.config.name!r} never renders a page (it reads them from their HTML"
+            f"{', render.reader: static' if model.config.render.reader == 'static' else ''}); leave --render out, "
+            "or predict with a model that renders, e.g. the general model: mainentity predict general ... "
+            "--render always")
     inputs = [inputs] if isinstance(inputs, (str, Path)) else list(inputs)
     identity = model_identity(model.config.name, model.directory, model.directory / MODEL_FILE)
     with PredictionWriter(output, retry_errors=retry_errors, model=identity, overwrite=overwrite) as writer:
-        loaded = load_inputs(
-            [str(path) for path in inputs], base_url=base_url, anchor_url_pattern=model.config.data.anchor_url_pattern
-        )
         n_before = len(writer.done)
-        for failure in loaded.failures:
-            if (failure.site_id, failure.path) not in writer.done:
-                writer.write(Prediction(failure.site_id, failure.path, failure.url, error=failure.reason))
-        todo = [page for page in loaded.pages if page_key(page) not in writer.done]
-        if len(todo) < len(loaded.pages):
-            n_done = len(loaded.pages) - len(todo)
-            logger.info("resuming: %d of %d pages already in %s", n_done, len(loaded.pages), output)
-        inputs = todo
-        if model.recognizer.site_level:
-            # site-level evidence and the site vote see every page of a site, as in an uninterrupted run;
-            # rows already written are not written again
-            todo_sites = {page.site_id for page in todo}
-            inputs = [page for page in loaded.pages if page.site_id in todo_sites]
-        done_before = set(writer.done)
-
-        policy = model.config.render.policy if render_policy is None else render_policy
-        static_model = _static_model_for(inputs, policy)
-
-        def write_new(prediction: Prediction) -> None:
-            if (prediction.site_id, prediction.path) not in done_before:
-                writer.write(with_score_kind(prediction, model, static_model))
-
-        started = time.perf_counter()
-        if cluster is not None:
-            from mainentity.scaleout import predict_on_cluster
-
-            cluster.hold_renderers(render_settings(model.config.render))
-            for prediction in predict_on_cluster(model, inputs, cluster, loaded.subresources, render_policy=policy,
-                                                 static_model=static_model):
-                write_new(prediction)
-        else:
-            predict_pages(model, inputs, subresources=loaded.subresources, on_prediction=write_new,
-                          progress_desc="predict", render_policy=policy, static_model=static_model)
-        seconds = time.perf_counter() - started
-        logger.info("predicted %d pages in %.1f s (%.2f pages/s; reading the inputs and the model not counted)",
-                    len(inputs), seconds, len(inputs) / max(seconds, 1e-9))
+        try:
+            _predict_into(writer, model, [str(path) for path in inputs], base_url=base_url, cluster=cluster,
+                          render_policy=render_policy, stdin=stdin)
+        except KeyboardInterrupt:  # Ctrl-C: the rows written so far are kept; say how many
+            raise Interrupted(len(writer.done) - n_before, output) from None
         return len(writer.done) - n_before
+
+
+def _predict_into(writer: PredictionWriter, model: TrainedModel, inputs: list[str], *, base_url: str | None,
+                  cluster, render_policy: str | None, stdin: bytes | None) -> None:
+    """:func:`predict`'s work once its output is open: read the inputs, write the error rows of the
+    unreadable pages, then predict the pages that have no row yet into ``writer``."""
+    loaded = load_inputs(inputs, base_url=base_url, anchor_url_pattern=model.config.data.anchor_url_pattern,
+                         stdin=stdin)
+    for failure in loaded.failures:
+        if (failure.site_id, failure.path) not in writer.done:
+            writer.write(Prediction(failure.site_id, failure.path, failure.url, error=failure.reason))
+    todo = [page for page in loaded.pages if page_key(page) not in writer.done]
+    if len(todo) < len(loaded.pages):
+        n_done = len(loaded.pages) - len(todo)
+        logger.info("resuming: %d of %s already in %s", n_done, counted(len(loaded.pages), "page"), writer.path)
+    pages = todo
+    if model.recognizer.site_level:
+        # site-level evidence and the site vote see every page of a site, as in an uninterrupted run;
+        # rows already written are not written again
+        todo_sites = {page.site_id for page in todo}
+        pages = [page for page in loaded.pages if page.site_id in todo_sites]
+    done_before = set(writer.done)
+
+    policy = model.config.render.policy if render_policy is None else render_policy
+    static_model = _static_model_for(pages, policy)
+
+    def write_new(prediction: Prediction) -> None:
+        if (prediction.site_id, prediction.path) not in done_before:
+            writer.write(with_score_kind(prediction, model, static_model))
+
+    started = time.perf_counter()
+    if cluster is not None:
+        from mainentity.scaleout import predict_on_cluster
+
+        cluster.hold_renderers(render_settings(model.config.render))
+        for prediction in predict_on_cluster(model, pages, cluster, loaded.subresources, render_policy=policy,
+                                             static_model=static_model):
+            write_new(prediction)
+    else:
+        predict_pages(model, pages, subresources=loaded.subresources, on_prediction=write_new,
+                      progress_desc="predict", render_policy=policy, static_model=static_model)
+    seconds = time.perf_counter() - started
+    logger.info("predicted %s in %.1f s (%.2f pages/s; reading the inputs and the model not counted)",
+                counted(len(pages), "page"), seconds, len(pages) / max(seconds, 1e-9))
 
 
 def _load_model(model_dir: str | Path | None, abstain_below: float | None = None) -> TrainedModel:
@@ -320,7 +355,7 @@ def default_report_dir(model_dir: str | Path, dataset: str | Path) -> Path:
 
 def evaluate(model_dir: str | Path | None, dataset: str | Path, out_dir: str | Path | None = None, *,
              render_policy: str = "always", abstain_below: float | None = None, max_pages: int | None = None,
-             screenshots: bool = False) -> Path:
+             screenshots: bool = False, overwrite: bool = False) -> Path:
     """Predict every labeled page of a dataset with a trained model and write the evaluation report.
 
     Parameters
@@ -330,7 +365,8 @@ def evaluate(model_dir: str | Path | None, dataset: str | Path, out_dir: str | P
     dataset : str or Path
         A labeled dataset (or site dump).
     out_dir : str or Path, optional
-        Where the report goes.
+        Where the report goes (default :func:`default_report_dir`, the model's own); one that holds another
+        model's report, or one of an unknown model, is refused unless ``overwrite``.
     render_policy : {"always", "auto"}, default "always"
         ``always`` measures the model on every page rendered; ``auto`` measures what ``predict`` gives
         by default (:func:`mainentity.pipeline.predict_pages`), with the shipped static model for the
@@ -343,11 +379,18 @@ def evaluate(model_dir: str | Path | None, dataset: str | Path, out_dir: str | P
     screenshots : bool, default False
         Also save a screenshot of each of the report's worst pages, their predicted box outlined
         (:func:`screenshot_worst_pages`); the report links them.
+    overwrite : bool, default False
+        Replace another model's report in ``out_dir`` (:func:`~mainentity.prediction_writer.check_same_model`).
 
     Returns
     -------
     out_dir : Path
-        Where report.md and the CSV tables were written (default :func:`default_report_dir`).
+        Where report.md and the CSV tables were written, with ``per_page.csv.model.json`` naming the model.
+
+    Raises
+    ------
+    ValueError
+        If ``out_dir`` holds another model's report (and not ``overwrite``), or the dataset no labeled page.
 
     Warns
     -----
@@ -355,6 +398,9 @@ def evaluate(model_dir: str | Path | None, dataset: str | Path, out_dir: str | P
         When some of the pages were training pages of the model (same HTML); ``report.md`` says so too.
     """
     model = _load_model(model_dir, abstain_below)
+    identity = model_identity(model.config.name, model.directory, model.directory / MODEL_FILE)
+    if out_dir is not None and not overwrite:  # before any page is read: another model's report is kept
+        check_same_model(Path(out_dir) / "per_page.csv", identity)
     loaded = load_pages([str(dataset)], anchor_url_pattern=model.config.data.anchor_url_pattern, configurable=False)
     labeled = sample_pages([page for page in loaded.pages if page.main_entity], max_pages)
     if not labeled:
@@ -376,8 +422,9 @@ def evaluate(model_dir: str | Path | None, dataset: str | Path, out_dir: str | P
         warnings.warn(f"evaluate {dataset}: {note}", UserWarning, stacklevel=2)
     out = Path(out_dir) if out_dir else default_report_dir(model.directory, dataset)
     out.mkdir(parents=True, exist_ok=True)
-    predictions = predict_pages(model, labeled, subresources=loaded.subresources, progress_desc="evaluate",
-                                render_policy=render_policy, static_model=static_model)
+    predictions = [with_score_kind(prediction, model, static_model) for prediction in predict_pages(
+        model, labeled, subresources=loaded.subresources, progress_desc="evaluate", render_policy=render_policy,
+        static_model=static_model)]
     config = dataclasses.replace(model.config, data=dataclasses.replace(model.config.data, datasets=(str(dataset),)))
     _evaluate(
         predictions, labels_of(labeled), config, out, title=f"{model.config.name} on {Path(dataset).name}",
@@ -386,6 +433,7 @@ def evaluate(model_dir: str | Path | None, dataset: str | Path, out_dir: str | P
         screenshots=(lambda worst: screenshot_worst_pages(worst, labeled, predictions, out, model.config.render,
                                                           loaded.subresources)) if screenshots else None,
     )
+    record_model(out / "per_page.csv", identity)
     return out
 
 
@@ -431,7 +479,7 @@ def screenshot_worst_pages(worst, pages: Sequence[Page], predictions: Sequence[P
                 n_saved += 1
             except RuntimeError as error:
                 logger.warning("%s/%s: no screenshot: %s", *key, " ".join(str(error).split())[:200])
-    logger.info("%d screenshots of the worst pages in %s", n_saved, out_dir / "screenshots")
+    logger.info("%s of the worst pages in %s", counted(n_saved, "screenshot"), out_dir / "screenshots")
     return n_saved
 
 

@@ -1,4 +1,5 @@
-"""Text normalisation and the letter-digit tokenizer shared by features, models and evaluation."""
+"""Text normalisation and the letter-digit tokenizer shared by features, models and evaluation; the wording
+of counts in messages."""
 
 from __future__ import annotations
 
@@ -67,6 +68,15 @@ def has_more_elements(html: str, max_elements: int = MAX_ELEMENTS) -> bool:
     if html.count("<") <= max_elements:
         return False
     return any(n_tags > max_elements for n_tags, _ in enumerate(_START_TAG.finditer(html), start=1))
+
+
+def counted(n: int, noun: str, plural: str = "") -> str:
+    """``n`` with ``noun`` in its number, for messages (``plural`` when adding "s" is wrong).
+
+    >>> counted(1, "row"), counted(0, "row"), counted(42, "page"), counted(2, "match", "matches")
+    ('1 row', '0 rows', '42 pages', '2 matches')
+    """
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
 
 
 def collapse_whitespace(text: str) -> str:

@@ -79,6 +79,6 @@ def test_agreement_command(tmp_path, capsys):
     a = write_labels(tmp_path / "a.jsonl", [{"path": "x.html", "main_entity": ["Brass Lamp"]}])
     b = write_labels(tmp_path / "b.jsonl", [{"path": "x.html", "main_entity": ["Brass Desk Lamp"]}])
     assert main(["agreement", str(a), str(b), "-o", str(tmp_path / "out")]) == 0
-    assert "1 pages labeled in both: exact 0.000, ROUGE-1 F1 0.800" in capsys.readouterr().out
+    assert "1 page labeled in both: exact 0.000, ROUGE-1 F1 0.800" in capsys.readouterr().out
     assert (tmp_path / "out" / "report.md").is_file()
     assert main(["agreement", str(a), str(tmp_path / "none.jsonl")]) == 2

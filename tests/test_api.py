@@ -201,6 +201,25 @@ def test_predict_abstains_below_the_command_lines_threshold_and_keeps_the_best_c
 
 
 @pytest.mark.browser
+def test_evaluate_abstaining_writes_best_candidate_and_score_kind_and_records_its_model(tmp_path, general_dir):
+    """``evaluate --abstain-below``: per_page.csv has the columns of a predict row that say what an abstaining
+    page would have been given and what its score is; the report records the model that wrote it."""
+    import pandas as pd
+
+    from mainentity.prediction_writer import model_sidecar
+
+    out = tmp_path / "report"
+    argv = ["evaluate", str(general_dir), str(SAMPLE_SHOP), "-o", str(out), "--max-pages", "4", "--abstain-below", "1"]
+    assert cli.main(argv) == 0
+    per_page = pd.read_csv(out / "per_page.csv", keep_default_na=False)
+    assert len(per_page) == 4 and set(per_page["score_kind"]) == {"probability"}
+    abstained = per_page[per_page["score"] < 1]
+    assert len(abstained) and set(abstained["prediction"]) == {""} and all(abstained["best_candidate"])
+    assert json.loads(model_sidecar(out / "per_page.csv").read_text())["directory"] == str(general_dir)
+    assert cli.main(argv) == 0  # the same model replaces its own report
+
+
+@pytest.mark.browser
 def test_extract_answers_as_the_cli_on_a_dump_of_that_page_alone(tmp_path, general_dir):
     """Every sample-shop page, one extract call each, against `mainentity predict` on a dataset whose
     sites hold one of those pages each (its HTML only, as extract is given)."""

@@ -42,6 +42,10 @@ def no_slow_work(monkeypatch):
         (["explain", "nope.html", "-o", "a.png"], "page 'nope.html' does not exist"),
         (["explain", "general", str(next(PAGE.glob("*.html"))), "-o", "a.jpg"], "the output must end in .png"),
         (["clean", "nope", "--method", "sst", "--report", "r.md"], "site dump 'nope' does not exist"),
+        (["explain", *sorted(map(str, (PAGE / "p").glob("*.html")))[:2], "-o", "a.png"],
+         "explain takes one PAGE (after an optional MODEL); got 2 paths"),
+        (["explain", "general", *sorted(map(str, (PAGE / "p").glob("*.html")))[:2], "-o", "a.png"], "got 3 paths"),
+        (["evaluate", str(SAMPLE_SHOP), str(SAMPLE_SHOP)], "evaluate takes one DATASET (after an optional MODEL)"),
     ],
 )
 def test_wrong_arguments_are_refused_before_the_model_loads(argv, message, no_slow_work, caplog):
@@ -213,10 +217,10 @@ def test_a_shipped_model_given_by_path_reports_outside_the_package(tmp_path, mon
     assert runs.default_report_dir("runs/mine", "data/shop") == Path("runs/mine/evaluations/shop")
 
 
-@pytest.mark.parametrize("data", [b"", b"  \n\t"])
-def test_empty_stdin_is_named_standard_input(monkeypatch, data):
+@pytest.mark.parametrize(("data", "reason"), [(b"", r"\(0 bytes\)"), (b"  \n\t", r"\(4 bytes, white space only\)")])
+def test_empty_stdin_is_named_standard_input(monkeypatch, data, reason):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
-    with pytest.raises(ValueError, match=rf"standard input \(-\) was empty \({len(data)} bytes\)"):
+    with pytest.raises(ValueError, match=rf"standard input \(-\) was empty {reason}"):
         load_inputs(["-"])
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(bytes(range(256)) * 4)))
     with pytest.raises(ValueError, match=r"standard input \(-\) is not an HTML page: .*not text"):
@@ -293,7 +297,8 @@ def test_evaluate_passes_max_pages_and_refuses_zero(monkeypatch, tmp_path, caplo
 
     monkeypatch.setattr(runs, "evaluate", evaluate)
     assert cli.main(["evaluate", str(SAMPLE_SHOP), "--max-pages", "5"]) == 0
-    assert calls == [{"render_policy": "always", "abstain_below": None, "max_pages": 5, "screenshots": False}]
+    assert calls == [{"render_policy": "always", "abstain_below": None, "max_pages": 5, "screenshots": False,
+                      "overwrite": False}]
     assert cli.main(["evaluate", str(SAMPLE_SHOP), "--max-pages", "0"]) == 2
     assert "--max-pages must be >= 1; got 0" in caplog.text and len(calls) == 1
 
@@ -354,3 +359,120 @@ def test_a_csv_output_of_an_older_mainentity_names_the_missing_columns(tmp_path)
     out.write_text(",".join(COLUMNS[:-1]) + "\ns,a.html,u,A,0.5,,,,,,rendered\n")
     with pytest.raises(ValueError, match="older mainentity, without the score_kind column"):
         PredictionWriter(out)
+
+
+@pytest.mark.parametrize("data", [b"", b" \n\t "])
+def test_empty_stdin_is_refused_before_the_model_loads(monkeypatch, no_slow_work, caplog, data):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    assert cli.main(["predict", "-"]) == 2
+    assert "standard input (-) was empty" in caplog.text
+    assert "loading the model" not in caplog.text
+
+
+def test_explain_and_evaluate_usage_name_one_page_and_one_dataset(capsys):
+    for command, one in (("explain", "[MODEL] PAGE\n"), ("evaluate", "[MODEL] DATASET\n"),
+                         ("predict", "[MODEL] INPUT [INPUT ...]\n")):
+        with pytest.raises(SystemExit):
+            cli.main([command, "--help"])
+        usage = capsys.readouterr().out.split("\n\n")[0] + "\n"
+        assert usage.endswith(one) and "[[MODEL]" not in usage, usage
+
+
+def test_counts_are_singular_or_plural(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(runs, "predict", lambda *args, **options: 1)
+    assert cli.main(["predict", str(next(PAGE.glob("*.html"))), "-o", str(tmp_path / "rows.jsonl")]) == 0
+    assert capsys.readouterr().out == f"1 row written to {tmp_path / 'rows.jsonl'}\n"
+    summary = tmp_path / "summary.csv"
+    summary.write_text("n_pages,n_errors,rouge1_f,exact\n1,1,0.0,0.0\n")
+    assert cli._headline(summary) == "ROUGE-1 F1 0.000, exact 0.000 on 1 page (1 error)"
+
+
+def test_evaluate_into_another_models_report_is_refused_unless_overwritten(monkeypatch, tmp_path, caplog):
+    """``evaluate -o DIR`` over a report that another model wrote (its per_page.csv.model.json names another
+    digest), or whose model is unknown, is refused before any page is read; ``--overwrite`` goes on."""
+    out = tmp_path / "report"
+    out.mkdir()
+    (out / "per_page.csv").write_text("system,dataset,site_id,path\nother,shop,s,a.html\n")
+    model_sidecar(out / "per_page.csv").write_text(json.dumps(_model(tmp_path, "christianbook")))
+
+    def no_pages(*args, **kwargs):
+        raise ValueError("the pages were read")
+
+    monkeypatch.setattr(runs, "load_pages", no_pages)
+    assert cli.main(["evaluate", str(SAMPLE_SHOP), "-o", str(out)]) == 2
+    assert "per_page.csv holds rows of the model 'christianbook'" in caplog.text and "--overwrite" in caplog.text
+    model_sidecar(out / "per_page.csv").unlink()
+    assert cli.main(["evaluate", str(SAMPLE_SHOP), "-o", str(out)]) == 2
+    assert "holds rows of an unknown model" in caplog.text and "the pages were read" not in caplog.text
+    assert cli.main(["evaluate", str(SAMPLE_SHOP), "-o", str(out), "--overwrite"]) == 2
+    assert "the pages were read" in caplog.text
+    assert (out / "per_page.csv").read_text().endswith("other,shop,s,a.html\n")  # untouched
+
+
+def test_render_always_is_refused_for_the_static_model(tmp_path, caplog):
+    out = tmp_path / "rows.jsonl"
+    argv = ["predict", "general-static", str(next(PAGE.glob("*.html"))), "-o", str(out), "--render", "always"]
+    assert cli.main(argv) == 2
+    assert "--render always: the model 'general-static' never renders a page" in caplog.text
+    assert "mainentity predict general" in caplog.text and not out.exists()
+
+
+def test_a_page_file_of_a_site_dump_is_named_by_the_dump_even_when_unreadable(tmp_path):
+    """A garbage file that a site dump's manifest lists, given alone, is the dump's error row (its site id,
+    path and URL), as over the whole dump; a file the manifest does not list is still of the dump's site."""
+    dump = tmp_path / "shop"
+    (dump / "pages" / "p").mkdir(parents=True)
+    (dump / "pages" / "p" / "garbage.html").write_bytes(bytes(range(256)) * 8)
+    (dump / "pages" / "unlisted.html").write_text("<title>Unlisted</title><h1>Unlisted page</h1>")
+    (dump / "manifest.jsonl").write_text(
+        '{"path": "pages/p/garbage.html", "url": "https://shop.example/p/garbage"}\nnot json\n')
+    alone = load_inputs([str(dump / "pages" / "p" / "garbage.html"), str(dump / "pages" / "unlisted.html")])
+    whole = load_inputs([str(dump)])
+    [failure] = alone.failures
+    assert failure in whole.failures
+    assert (failure.site_id, failure.path, failure.url) == ("shop", "pages/p/garbage.html",
+                                                           "https://shop.example/p/garbage")
+    assert "not text" in failure.reason
+    [page] = alone.pages
+    assert (page.site_id, page.path) == ("shop", "pages/unlisted.html")
+
+
+@pytest.mark.browser
+def test_ctrl_c_while_rendering_stops_at_once_in_one_line_and_keeps_the_rows(tmp_path):
+    """SIGINT to the command's process group (what Ctrl-C sends) while a site renders, on a cold render
+    cache: status 130, one line saying how many rows were written, no asyncio or traceback noise, the
+    rows of the site finished before it kept whole."""
+    import shutil
+    import signal
+    import time
+
+    sites = tmp_path / "dataset" / "sites"
+    (sites / "a-two-pages").mkdir(parents=True)  # answered first: its rows are written before the signal
+    for page in sorted((PAGE / "p").glob("*.html"))[:2]:
+        shutil.copy(page, sites / "a-two-pages" / page.name)
+    shutil.copytree(SAMPLE_SHOP / "sites" / "sample-shop", sites / "sample-shop")
+    out = tmp_path / "rows.jsonl"
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    command = [sys.executable, "-m", "mainentity", "predict", str(tmp_path / "dataset"), "-o", str(out),
+               "--render", "always"]
+    process = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)  # its own process group, as a shell gives a command
+    try:
+        deadline = time.monotonic() + 300
+        while process.poll() is None and time.monotonic() < deadline and (
+                not out.exists() or len(out.read_text().splitlines()) < 2):
+            time.sleep(0.1)
+        assert process.poll() is None, "the run ended before it could be interrupted"
+        signalled = time.monotonic()
+        os.killpg(process.pid, signal.SIGINT)
+        _, stderr = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    assert time.monotonic() - signalled < 30  # a generous guard: about 1 s on a busy machine
+    assert process.returncode == 130, stderr
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert 2 <= len(rows) < 44 and {row["site_id"] for row in rows[:2]} == {"a-two-pages"}
+    assert f"ERROR mainentity: interrupted: {len(rows)} rows written to {out}; rerun the same command to resume" \
+        in stderr
+    assert "Future exception" not in stderr and "Traceback" not in stderr and "Task was destroyed" not in stderr, stderr

@@ -71,6 +71,21 @@ def test_per_page_schema_and_rows(per_page):
     assert second["h_precision"] == pytest.approx(1 / 3) and second["h_recall"] == 1.0
 
 
+def test_a_page_that_abstained_keeps_its_best_candidate_and_score_kind_as_a_predict_row(tmp_path):
+    """As in ``predict`` rows: the text the page would have been given, and what its score is."""
+    from mainentity.prediction_writer import prediction_row
+
+    abstained = Prediction("s", "p", "u", "", 0.25, candidates=("Psalms", "Home"), score_kind="probability")
+    row = evaluate_predictions([abstained], {("s", "p"): ["Psalms"]}).iloc[0]
+    assert (row["prediction"], row["best_candidate"], row["score_kind"], row["exact"]) == (
+        "", "Psalms", "probability", 0.0)
+    assert (row["best_candidate"], row["score_kind"]) == (
+        prediction_row(abstained)["best_candidate"], prediction_row(abstained)["score_kind"])
+    paths = write_report(evaluate_predictions([abstained], {("s", "p"): ["Psalms"]}), tmp_path, title="t")
+    written = pd.read_csv(paths["per_page"], keep_default_na=False).iloc[0]
+    assert (written["best_candidate"], written["score_kind"]) == ("Psalms", "probability")
+
+
 def test_error_and_missing_prediction_rows_are_zero(per_page):
     failed = per_page[per_page["path"] == "pages/3.htm"].iloc[0]
     missing = per_page[per_page["path"] == "a.html"].iloc[0]

@@ -48,6 +48,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mainentity.annotate.manifest import LabelConflict, LockFileError
 from mainentity.annotate.session import ORDERS, AnnotationSession, PagePathError, find_site_dump, predict_answers
+from mainentity.text import counted
 
 logger = logging.getLogger(__name__)
 
@@ -382,7 +383,7 @@ def run_annotate(
             answers = predict_answers(model, site_dir, work_dir)
         session = AnnotationSession(site_dir, render=render, answers=answers, model_name=model_name)
         app = create_app(session, host=host, token=token, default_order=order)
-        print(f"annotating {len(session.pages)} pages of {site_dir} (labels are saved to "
+        print(f"annotating {counted(len(session.pages), 'page')} of {site_dir} (labels are saved to "
               f"{session.labels.manifest} as they are made): open {app_url(sock, token)}  (Ctrl-C stops)",
               flush=True)
         make_server(app).run(sockets=[sock])

@@ -55,8 +55,9 @@ __all__ = [
 ]
 
 #: Columns of a per-page table, in order. ``gold`` is the label alternative the text metrics used,
-#: ``prediction`` the predicted main entity, ``error`` empty when the page was scored normally,
-#: ``n_candidates`` the size of the candidate set H; then the metrics of :data:`SCORE_KEYS`.
+#: ``prediction`` the predicted main entity, ``best_candidate`` and ``score_kind`` as in a ``predict`` row,
+#: ``error`` empty when the page was scored normally, ``n_candidates`` the size of the candidate set H;
+#: then the metrics of :data:`SCORE_KEYS`.
 PER_PAGE_COLUMNS: list[str] = [
     "system",
     "dataset",
@@ -65,7 +66,9 @@ PER_PAGE_COLUMNS: list[str] = [
     "url",
     "gold",
     "prediction",
+    "best_candidate",
     "score",
+    "score_kind",
     "error",
     "answered_by",
     "n_candidates",
@@ -182,7 +185,9 @@ def _row(system: str, dataset: str, prediction: Prediction, scores: Mapping, err
         "url": prediction.url,
         "gold": scores["best_label"],
         "prediction": prediction.main_entity,
+        "best_candidate": prediction.best_candidate,
         "score": prediction.score,
+        "score_kind": prediction.score_kind,
         "error": error,
         "answered_by": prediction.answered_by,
         "n_candidates": len(prediction.candidates),

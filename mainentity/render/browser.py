@@ -56,13 +56,18 @@ from mainentity.render.settings import (
     page_label,
 )
 from mainentity.render.tab import (
+    DRAW_BOXES_JS,
+    RELAUNCH_GRACE_S,
+    STOP_TIMEOUT_S,
     OverMemoryCap,
     Tab,
     TabFailure,
+    close_context,
     content_type,
     first_line,
     lost_reason,
     stop_quietly,
+    unread_failure_as_debug,
 )
 from mainentity.sitedump import SubresourceSource, SubresourceSources
 
@@ -139,6 +144,8 @@ class Renderer:
         self._browser = None
         self._pool: asyncio.Queue | None = None
         self._closing: set[asyncio.Future] = set()
+        self._rendering: set[asyncio.Task] = set()  # the pages being rendered, cancelled on close
+        self._stopping = False  # closing: a lost Chromium is not relaunched
         self._relaunching: asyncio.Lock | None = None
         self._n_launches_without_render = 0
         self._given_up = ""  # why Chromium is not relaunched again in this batch; "" while it may be
@@ -173,6 +180,8 @@ class Renderer:
         executable = check_executable(self.settings.executable_path)
         self._executable = executable
         self._loop = asyncio.new_event_loop()
+        self._loop.set_exception_handler(unread_failure_as_debug)
+        self._stopping = False
         self._thread = threading.Thread(target=self._loop.run_forever, name="mainentity-render", daemon=True)
         self._thread.start()
         self._memory_cap = RendererMemoryCap(self.settings.max_renderer_mb)
@@ -183,9 +192,10 @@ class Renderer:
             raise RuntimeError(f"Chromium at {executable!r} failed to start: {exc}; {INSTALL_HINT}") from exc
 
     def close(self) -> None:
-        """Close the browser and Playwright and stop the background thread (idempotent)."""
+        """Cancel the pages still rendering, close the browser and Playwright, stop the thread (idempotent)."""
         if self._loop is None:
             return
+        self._stopping = True
         try:
             self._call(self._shutdown(), timeout=30)
         except Exception as exc:  # a browser that will not close must not hide the caller's error
@@ -224,6 +234,10 @@ class Renderer:
         self._memory_cap.watch(switch)
 
     async def _shutdown(self) -> None:
+        for task in self._rendering:  # a batch left early (Ctrl-C, an error): none is left pending
+            task.cancel()
+        if self._rendering:
+            await asyncio.wait(list(self._rendering), timeout=STOP_TIMEOUT_S)
         if self._browser is not None:
             await self._browser.close()
             self._browser = None
@@ -261,8 +275,13 @@ class Renderer:
 
         The tabs of the lost browser are discarded by :meth:`_acquire` as they come back to the pool.
         After :data:`MAX_LAUNCHES_WITHOUT_RENDER` launches with no page rendered since the first,
-        ``_given_up`` says why, and no tab is opened again in this batch.
+        ``_given_up`` says why, and no tab is opened again in this batch. Ctrl-C stops the Playwright
+        driver with this process: after :data:`RELAUNCH_GRACE_S` a renderer that the interrupted caller
+        is closing meanwhile launches nothing (TabFailure).
         """
+        await asyncio.sleep(RELAUNCH_GRACE_S)
+        if self._stopping:
+            raise TabFailure("the renderer is closing")
         logger.warning("Chromium is gone (%s); relaunching it", reason)
         await stop_quietly(self._browser, self._playwright)  # frees its memory first (an OOM kill)
         self._browser = self._playwright = None
@@ -366,16 +385,9 @@ class Renderer:
     def _discard(self, tab: Tab) -> None:
         """Close a broken tab's context in the background (a hung renderer must not block the batch)."""
         self.n_tabs_replaced += 1
-        task = asyncio.ensure_future(self._close_context(tab.context))
+        task = asyncio.ensure_future(close_context(tab.context))
         self._closing.add(task)
         task.add_done_callback(self._closing.discard)
-
-    @staticmethod
-    async def _close_context(context) -> None:
-        try:
-            await asyncio.wait_for(context.close(), timeout=10)
-        except Exception as exc:
-            logger.debug("closing a broken tab failed: %s", exc)
 
     # -- rendering ---------------------------------------------------------------------------------
     async def _navigate(self, tab: Tab, page: Page, files: SubresourceSource | None) -> None:
@@ -443,6 +455,8 @@ class Renderer:
             self._release(tab, healthy)
 
     async def _render_one(self, page: Page, files: SubresourceSource | None) -> RenderOutcome:
+        self._rendering.add(task := asyncio.current_task())
+        task.add_done_callback(self._rendering.discard)
         problem = markup_problem(page.html, self.settings.max_elements)
         if problem:
             return RenderOutcome(page, None, f"{page_label(page)}: {problem}")
@@ -577,19 +591,9 @@ class Renderer:
             await asyncio.wait_for(self._load(tab, page, files), self.settings.timeout_s)
             # The extraction un-hides a wholly hidden page (module docstring): show what it saw.
             await tab.page.evaluate(BLOCKS_JS, list(META_KEYS))
-            await tab.page.evaluate(_DRAW_BOXES_JS, boxes)
+            await tab.page.evaluate(DRAW_BOXES_JS, boxes)
             await tab.page.screenshot(path=path, full_page=full_page)
         finally:
             # The overlay changed the DOM; a fresh tab keeps later renders clean.
             self._release(tab, healthy=False)
 
-
-_DRAW_BOXES_JS = """(boxes) => {
-  for (const [x, y, w, h] of boxes) {
-    const d = document.createElement("div");
-    d.style.cssText = "position:absolute;box-sizing:border-box;border:2px solid red;" +
-      "pointer-events:none;z-index:2147483647;left:" + x + "px;top:" + y + "px;width:" + w +
-      "px;height:" + h + "px";
-    document.documentElement.appendChild(d);
-  }
-}"""

@@ -42,6 +42,7 @@ from mainentity.render.browser import Renderer
 from mainentity.render.scripts import shows_more, unfinished_reason
 from mainentity.render.settings import RenderOutcome, RenderSettings, browser_version, load_url
 from mainentity.sitedump import SubresourceSource, SubresourceSources
+from mainentity.text import counted
 
 logger = logging.getLogger(__name__)
 
@@ -500,8 +501,9 @@ def render_pages(
     finally:
         if n_rendered:
             logger.info(
-                "rendered %d pages in Chromium: %.1f subresources served from the dump and %.1f requests "
-                "blocked per page", n_rendered, n_served / max(n_rendered, 1), n_blocked / max(n_rendered, 1)
+                "rendered %s in Chromium: %.1f subresources served from the dump and %.1f requests "
+                "blocked per page", counted(n_rendered, "page"), n_served / max(n_rendered, 1),
+                n_blocked / max(n_rendered, 1)
             )
         if owned and renderer is not None:
             renderer.close()

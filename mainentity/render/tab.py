@@ -1,5 +1,6 @@
-"""A renderer's tab and what a rendering attempt can end in (:class:`Tab`, :class:`TabFailure`), and the
-checks and clean-up of a lost Chromium, for :class:`mainentity.render.browser.Renderer`."""
+"""A renderer's tab and what a rendering attempt can end in (:class:`Tab`, :class:`TabFailure`), what a
+screenshot draws in it, and the checks and clean-up of a lost Chromium, for
+:class:`mainentity.render.browser.Renderer`."""
 
 from __future__ import annotations
 
@@ -19,6 +20,22 @@ PROBE_TIMEOUT_S = 5.0
 
 #: Seconds closing a lost Chromium and its Playwright driver may take before a relaunch goes ahead.
 STOP_TIMEOUT_S = 10.0
+
+#: Seconds a relaunch of a lost Chromium waits first: Ctrl-C stops the Playwright driver along with the
+#: process, whose interrupted main thread then closes the renderer; nothing is launched only to be closed.
+RELAUNCH_GRACE_S = 0.5
+
+#: What a screenshot draws in its tab: each box ``[x, y, width, height]`` (CSS px from the page top) outlined
+#: in red, above everything.
+DRAW_BOXES_JS = """(boxes) => {
+  for (const [x, y, w, h] of boxes) {
+    const d = document.createElement("div");
+    d.style.cssText = "position:absolute;box-sizing:border-box;border:2px solid red;" +
+      "pointer-events:none;z-index:2147483647;left:" + x + "px;top:" + y + "px;width:" + w +
+      "px;height:" + h + "px";
+    document.documentElement.appendChild(d);
+  }
+}"""
 
 
 class Tab:
@@ -95,6 +112,30 @@ async def stop_quietly(browser, playwright) -> None:
             await asyncio.wait_for(stop(), STOP_TIMEOUT_S)
         except Exception as exc:
             logger.debug("%s after it was lost failed: %s", step, first_line(exc))
+
+
+async def close_context(context) -> None:
+    """Close a broken tab's browser context, bounded by :data:`STOP_TIMEOUT_S`; a failure is logged."""
+    try:
+        await asyncio.wait_for(context.close(), timeout=STOP_TIMEOUT_S)
+    except Exception as exc:
+        logger.debug("closing a broken tab failed: %s", exc)
+
+
+def unread_failure_as_debug(loop: asyncio.AbstractEventLoop, context: dict) -> None:
+    """A renderer loop's report of a failure nobody read: a debug message when it is a future's.
+
+    A Playwright driver that stops (Ctrl-C reaches it with the process; a crash) fails what it still
+    owed, and Playwright leaves some of those futures unread; asyncio would print each as a multi-line
+    error ("Future exception was never retrieved") when it is collected, often after the command's last
+    line. The renderer tells of a lost driver itself. Anything else (a task that failed unread) goes to
+    asyncio's default handler.
+    """
+    future = context.get("future")
+    if isinstance(future, asyncio.Future) and not isinstance(future, asyncio.Task) and "exception" in context:
+        logger.debug("%s: %s", context.get("message"), first_line(context["exception"]))
+        return
+    loop.default_exception_handler(context)
 
 
 def first_line(exc: BaseException) -> str:
