@@ -62,7 +62,7 @@ def _common_options(suppress: bool) -> argparse.ArgumentParser:
     default = argparse.SUPPRESS if suppress else False
     common.add_argument("-v", "--verbose", action="store_true", default=default, help="log debug messages")
     common.add_argument("-q", "--quiet", action="store_true", default=default,
-                        help="log warnings and errors only (no progress messages)")
+                        help="log warnings and errors only (no progress messages, nor where the output went)")
     return common
 
 
@@ -407,11 +407,11 @@ def run_command(args: argparse.Namespace) -> int:
 
         run_dir = runs.train(config)
         reported = (run_dir / "report.md").is_file()
-        print(f"model{' and report' if reported else ''} written to {run_dir}")
+        _tell(args, f"model{' and report' if reported else ''} written to {run_dir}")
         if reported:
             print(_headline(run_dir / "summary.csv"))
         if args.ship:
-            print(f"model shipped to {ship_model(run_dir)}")
+            _tell(args, f"model shipped to {ship_model(run_dir)}")
     elif args.command == "predict":
         _run_predict(args)
     elif args.command == "evaluate":
@@ -419,7 +419,7 @@ def run_command(args: argparse.Namespace) -> int:
         out_dir = runs.evaluate(model, dataset, args.output, render_policy=args.render_policy,
                                 abstain_below=args.abstain_below, max_pages=args.max_pages,
                                 screenshots=args.screenshots, overwrite=args.overwrite)
-        print(f"report written to {out_dir / 'report.md'} and {out_dir / 'report.html'}")
+        _tell(args, f"report written to {out_dir / 'report.md'} and {out_dir / 'report.html'}")
         print(_headline(out_dir / "summary.csv"))
     elif args.command == "benchmark":
         from mainentity.comparison.compare import run_benchmark
@@ -435,7 +435,7 @@ def run_command(args: argparse.Namespace) -> int:
             max_pages=args.max_pages,
             command=" ".join(["mainentity", *sys.argv[1:]]),
         )
-        print(f"benchmark report written to {out_dir}")
+        _tell(args, f"benchmark report written to {out_dir}")
     elif args.command == "explain":
         from mainentity.explain import explain
 
@@ -460,7 +460,7 @@ def run_command(args: argparse.Namespace) -> int:
             args.site_dump, args.method, params, RenderConfig(), args.max_pages
         )
         write_text_atomic(Path(args.output), report)
-        print(f"cleaning report written to {args.output}")
+        _tell(args, f"cleaning report written to {args.output}")
     elif args.command == "annotate":
         try:
             from mainentity.annotate.app import run_annotate
@@ -500,7 +500,14 @@ def _run_predict(args: argparse.Namespace) -> None:
                               cluster=cluster, render_policy=args.render_policy, overwrite=args.overwrite,
                               abstain_below=args.abstain_below, stdin=args.stdin)
     where = "standard output" if args.output == "-" else args.output
-    print(f"{counted(n_rows, 'row')} written to {where}", file=sys.stderr if args.output == "-" else sys.stdout)
+    _tell(args, f"{counted(n_rows, 'row')} written to {where}", file=sys.stderr if args.output == "-" else sys.stdout)
+
+
+def _tell(args: argparse.Namespace, line: str, file=None) -> None:
+    """Print where a command wrote its output, unless ``-q``: results (a score, an answer) are printed
+    whatever the flags, so a quiet run still says what it found."""
+    if not args.quiet:
+        print(line, file=file)
 
 
 def _interrupted_line(command: str, interrupt: KeyboardInterrupt) -> str:

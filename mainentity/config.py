@@ -229,6 +229,22 @@ def _config_text(path: Path) -> str:
     return path.read_text(encoding="utf-8")
 
 
+def _yaml_problem(error: yaml.YAMLError) -> str:
+    """One line for a YAML error: where (1-based line and column) and what, without PyYAML's excerpt
+    and caret lines.
+
+    >>> try:
+    ...     yaml.safe_load("model:\\n  name: [general\\n  x: 1\\n")
+    ... except yaml.YAMLError as error:
+    ...     print(_yaml_problem(error))
+    line 3, column 4: expected ',' or ']', but got ':'
+    """
+    mark, problem = getattr(error, "problem_mark", None), getattr(error, "problem", None)
+    if mark is None or not problem:
+        return " ".join(str(error).split())
+    return f"line {mark.line + 1}, column {mark.column + 1}: {problem}"
+
+
 def _read_yaml(path: Path, seen: tuple[Path, ...] = ()) -> dict:
     """Read one config file with its ``defaults`` merged in."""
     path = path.resolve()
@@ -239,7 +255,7 @@ def _read_yaml(path: Path, seen: tuple[Path, ...] = ()) -> dict:
     except OSError as error:
         raise ConfigError(f"cannot read config {path}: {error.strerror}") from error
     except yaml.YAMLError as error:
-        raise ConfigError(f"{path}: not valid YAML: {error}") from error
+        raise ConfigError(f"{path}: not valid YAML: {_yaml_problem(error)}") from error
     raw = {} if raw is None else raw
     if not isinstance(raw, dict):
         raise ConfigError(f"{path}: a config must be a YAML mapping; got {type(raw).__name__}")

@@ -232,6 +232,27 @@ def _read_model_config(path: Path) -> Config:
     return model_config_from_dict(raw, str(path))
 
 
+def model_config(model_dir: str | Path | None = None) -> Config:
+    """The config of a model directory (or of a shipped model, by name: :func:`resolve_model`), read
+    without loading the model: to check what a command asks of the model before the seconds it takes.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the model is not found, or its directory has no ``config.yaml``.
+    ValueError
+        If ``config.yaml`` is not a regular file.
+    mainentity.config.ConfigError
+        As :func:`load_trained_model`.
+
+    >>> model_config("general-static").render.reader
+    'static'
+    """
+    directory = resolve_model(model_dir)
+    _require_regular_file(directory, "config.yaml")
+    return _read_model_config(directory / "config.yaml")
+
+
 def portable_config(config: Config) -> dict:
     """The config as a model directory keeps it: without the user's render cache directory (a model
     names no path; :func:`mainentity.config.model_config_from_dict` would refuse it).

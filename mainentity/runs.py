@@ -42,6 +42,7 @@ from mainentity.model_store import (
     is_shipped_model,
     load_static_model,
     load_trained_model,
+    model_config,
     portable_config,
     set_abstain_below,
     write_model_file,
@@ -252,13 +253,11 @@ def predict(
     mainentity.prediction_writer.Interrupted
         A KeyboardInterrupt (Ctrl-C) saying how many rows were written before it; they are kept.
     """
+    if render_policy == "always" and (config := model_config(model_dir)).render.reader == "static":
+        raise _never_renders(config)  # said before the model loads (seconds)
     model = _load_model(model_dir, abstain_below)
     if render_policy == "always" and not renders(model):
-        raise ValueError(
-            f"--render always: the model {model.config.name!r} never renders a page (it reads them from their HTML"
-            f"{', render.reader: static' if model.config.render.reader == 'static' else ''}); leave --render out, "
-            "or predict with a model that renders, e.g. the general model: mainentity predict general ... "
-            "--render always")
+        raise _never_renders(model.config)
     inputs = [inputs] if isinstance(inputs, (str, Path)) else list(inputs)
     identity = model_identity(model.config.name, model.directory, model.directory / MODEL_FILE)
     with PredictionWriter(output, retry_errors=retry_errors, model=identity, overwrite=overwrite) as writer:
@@ -269,6 +268,15 @@ def predict(
         except KeyboardInterrupt:  # Ctrl-C: the rows written so far are kept; say how many
             raise Interrupted(len(writer.done) - n_before, output) from None
         return len(writer.done) - n_before
+
+
+def _never_renders(config: Config) -> ValueError:
+    """The error of ``--render always`` asked of a model that never renders a page."""
+    return ValueError(
+        f"--render always: the model {config.name!r} never renders a page (it reads them from their HTML"
+        f"{', render.reader: static' if config.render.reader == 'static' else ''}); leave --render out, "
+        "or predict with a model that renders, e.g. the general model: mainentity predict general ... "
+        "--render always")
 
 
 def _predict_into(writer: PredictionWriter, model: TrainedModel, inputs: list[str], *, base_url: str | None,

@@ -57,7 +57,10 @@ def test_a_yaml_syntax_error_is_refused_before_the_datasets_load(tmp_path, no_sl
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: x\n  model: [\n")
     assert cli.main(["train", str(bad)]) == 2
-    assert "bad.yaml" in caplog.text
+    (record,) = [r for r in caplog.records if r.levelname == "ERROR"]
+    # one line: where and what, not PyYAML's excerpt with its caret lines
+    assert record.getMessage() == (f"{bad.resolve()}: not valid YAML: line 2, column 8: "
+                                   "mapping values are not allowed here")
 
 
 def test_single_files_and_stdin_are_inputs(monkeypatch):
@@ -303,6 +306,24 @@ def test_evaluate_passes_max_pages_and_refuses_zero(monkeypatch, tmp_path, caplo
     assert "--max-pages must be >= 1; got 0" in caplog.text and len(calls) == 1
 
 
+def test_quiet_drops_where_the_output_went_and_keeps_the_result(monkeypatch, tmp_path, capsys):
+    def evaluate(model, dataset, out, **options):
+        (tmp_path / "summary.csv").write_text("n_pages,n_errors,rouge1_f,exact\n5,0,0.9,0.8\n")
+        return tmp_path
+
+    monkeypatch.setattr(runs, "evaluate", evaluate)
+    monkeypatch.setattr(runs, "predict", lambda *args, **options: 3)
+    assert cli.main(["evaluate", str(SAMPLE_SHOP)]) == 0
+    assert "report written to" in capsys.readouterr().out
+    assert cli.main(["evaluate", str(SAMPLE_SHOP), "-q"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["ROUGE-1 F1 0.900, exact 0.800 on 5 pages (0 errors)"]
+    out = tmp_path / "rows.jsonl"
+    assert cli.main(["predict", str(SAMPLE_SHOP), "-o", str(out)]) == 0
+    assert capsys.readouterr().out == f"3 rows written to {out}\n"
+    assert cli.main(["predict", str(SAMPLE_SHOP), "-o", str(out), "-q"]) == 0
+    assert capsys.readouterr() == ("", "")
+
+
 @pytest.mark.browser
 def test_the_worst_pages_get_screenshots_the_report_links(tmp_path):
     import pandas as pd
@@ -409,7 +430,11 @@ def test_evaluate_into_another_models_report_is_refused_unless_overwritten(monke
     assert (out / "per_page.csv").read_text().endswith("other,shop,s,a.html\n")  # untouched
 
 
-def test_render_always_is_refused_for_the_static_model(tmp_path, caplog):
+def test_render_always_is_refused_for_the_static_model(tmp_path, caplog, monkeypatch):
+    def no_loading(*args):
+        raise AssertionError("the model was loaded")
+
+    monkeypatch.setattr(runs, "load_trained_model", no_loading)  # refused before the seconds it takes
     out = tmp_path / "rows.jsonl"
     argv = ["predict", "general-static", str(next(PAGE.glob("*.html"))), "-o", str(out), "--render", "always"]
     assert cli.main(argv) == 2
