@@ -158,14 +158,10 @@ def news_pages() -> list[Page]:
     return pages
 
 
-# Known regression of the model retrained with whole_share and split-heading copies (issue 25): on the bookshop
-# whose heading holds a smaller format note on the same line, the title alone wins over the title with its
-# note by 0.5 to 1.8 (log-odds) with the model before, and by -0.4 to 0.9 after; one of its five pages flips.
-# Strict: when it passes again, drop the mark.
-FORMAT_NOTE_FLIPS = pytest.mark.xfail(strict=True, reason="one bookshop page answers the title with its format note")
-
-
-@pytest.mark.parametrize("make_pages", [pytest.param(bookshop_pages, marks=FORMAT_NOTE_FLIPS), news_pages])
+# The bookshop's heading holds a smaller format note in a span of its own: its few values ("(Paperback)",
+# "(Hardcover)") make that span a label slot, and the heading merged with it is voted on apart from the
+# title alone (SiteProfile.vote_slots), so the site vote moves the page that liked the note to its title.
+@pytest.mark.parametrize("make_pages", [bookshop_pages, news_pages])
 def test_own_sites_of_the_listed_failure_kinds(general_model, render_cache_dir, make_pages):
     pages = make_pages()
     for page, prediction in zip(pages, answer(general_model, pages, render_cache_dir), strict=True):
@@ -365,18 +361,20 @@ def two_og_title_pages() -> list[Page]:
 
 BROWSER_KINDS = (docs_pages, essay_pages, deck_pages, old_news_pages, two_og_title_pages)
 
-# Known limit: alone (a dump of one page), the whole <title> still wins over the whole text of a heading set
-# over two lines, or of positioned lines: that "Longform Quarterly" names the site is known only from the
-# site's other pages, and a generator's default title ("PowerPoint Presentation") is not told from a page's
-# own. Inside a small site of the template, the whole text wins. Strict: when one passes, move it out.
-LONE_TITLE_STILL_WINS = {"essay_pages", "deck_pages"}
-
 
 @pytest.mark.parametrize("make_pages", BROWSER_KINDS, ids=[make.__name__ for make in BROWSER_KINDS])
 def test_pages_as_browsers_show_them_today(general_model, render_cache_dir, make_pages):
     pages = make_pages()
     for page, prediction in zip(pages, answer(general_model, pages, render_cache_dir), strict=True):
         assert prediction.main_entity == page.main_entity[0], (page.path, prediction.main_entity, prediction.candidates)
+
+
+# Known limit: alone (a dump of one page), the whole <title> "Winter Orchards | Longform Quarterly" still wins
+# over the heading set over two lines: that "Longform Quarterly" names the site is known only from the site's
+# other pages (taking a header link that repeats the title's last segment as the site's name fixed it, but
+# moved two pages of the cross-site protocols, so it was left out). The deck's "PowerPoint Presentation" is
+# a generator's default title (features.transfer.GENERATOR_TITLES). Strict: when it passes, move it out.
+LONE_TITLE_STILL_WINS = {"essay_pages"}
 
 
 @pytest.mark.parametrize("make_pages", [

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from mainentity.features.candidates import page_candidates
-from mainentity.features.site import SITE_FEATURES, site_profile
+from mainentity.features.site import HOLDS_LABEL, SITE_FEATURES, site_profile, slot_of
 from mainentity.features.transfer import TRANSFER_FEATURES, candidate_features, jsonld_titles
 from mainentity.records import Page, RenderedPage, TextBlock
 
@@ -75,6 +75,34 @@ def test_site_features_tell_template_text_from_the_varying_slot():
     assert x[:, names.index("slot_variety")].tolist() == [0.0, 1.0, 0.0]
     # a site of one page has no evidence: all zeros
     assert not site_profile(pages[:1]).features(pages[0]).any()
+
+
+def test_a_slot_of_few_repeated_texts_is_a_label_and_its_holder_is_voted_on_apart():
+    formats = ["(Paperback)", "(Hardcover)", "(Paperback)", "(Large Print)", "(Paperback)"]
+    pages = []
+    for i, fmt in enumerate(formats):
+        title = block(f"Book number {i}", 100, 28, level=2, path="main/h2[0]")
+        note = block(fmt, 100, 16, path="main/h2[0]/span[0]")
+        pages.append([title, note, TextBlock(f"{title.text} {fmt}", "h2", "main/h2[0]", 28.0, 700, True, 100.0,
+                                             100.0, 400.0, 34.0, heading_level=2, merged=True)])
+    profile = site_profile(pages)
+    # 3 texts over 5 pages: a label; the titles (5 texts over 5 pages) are not
+    assert profile.label_slots == {slot_of(pages[0][1])}
+    slots = profile.vote_slots(pages[0], list(map(slot_of, pages[0])))
+    assert slots == [slot_of(pages[0][0]), slot_of(pages[0][1]), slot_of(pages[0][2]) + HOLDS_LABEL]
+    # on two pages the slot is too rare to tell; with a text per page it is the entity's slot
+    assert not site_profile(pages[:2]).label_slots
+    assert not site_profile([page[:1] + [block(f"Note {i}", 100, 16, path="main/h2[0]/span[0]")]
+                             for i, page in enumerate(pages)]).label_slots
+
+
+def test_a_generator_default_title_names_no_page():
+    deck = [block("Quarterly Review of the Northern Fleet", 60, 40)]
+    candidates = page_candidates(RenderedPage("PowerPoint  presentation", (), tuple(deck)))
+    x = candidate_features(candidates, Page("s", "d.html", "https://files.example/d.html", ""),
+                           RenderedPage("PowerPoint  presentation", (), tuple(deck)))
+    assert [c.text for c, name in zip(candidates, column(x, "site_name"), strict=True) if name] == [
+        "PowerPoint  presentation"]
 
 
 def test_boxes_that_are_not_finite_are_missing_not_empty():

@@ -9,7 +9,11 @@ candidates instead of DOM nodes):
 - the *template share* of a text: the share of the site's other pages that show the same text;
 - the *slot* of a candidate: its ``dom_path``, kind, font size and weight; the *slot share* is the
   share of the site's other pages with that slot, the *slot variety* the share of those pages on which
-  the slot holds a text different from every other page's.
+  the slot holds a text different from every other page's;
+- a *label slot*: a slot on several pages whose text takes only a handful of values, some on several
+  pages ("(Paperback)", "(Hardcover)" beside a book's title): it labels the entity, it is not the
+  entity. A merged block that holds a label slot's block is voted on as a slot of its own
+  (:meth:`SiteProfile.vote_slots`), so the site vote carries a title without its label.
 """
 
 from __future__ import annotations
@@ -26,6 +30,13 @@ from mainentity.text import normalize_text
 
 #: Names of the site-level features, the column order of :meth:`SiteProfile.features`.
 SITE_FEATURES = ("has_site", "template_share", "slot_share", "slot_variety")
+
+#: A label slot is on at least this many pages ...
+LABEL_MIN_PAGES = 3
+#: ... and holds at most this many distinct texts, fewer than its pages (some text repeats).
+LABEL_MAX_VALUES = 8
+#: Suffix of the vote slot of a merged block that holds a label slot's block.
+HOLDS_LABEL = "|holds label"
 
 
 def slot_of(candidate: TextBlock) -> str:
@@ -57,6 +68,9 @@ class SiteProfile:
         Those on the titles of two or more pages that are not near-copies of one another
         (:data:`NEAR_COPY_OVERLAP`): a whole title that several pages share names a section or the
         site, not one page ("Journal | Harbor Lane Goods" on an article and on the journal's index).
+    label_slots : frozenset of str
+        Slots on at least :data:`LABEL_MIN_PAGES` pages with at most :data:`LABEL_MAX_VALUES` distinct
+        texts, fewer than their pages (module docstring).
     """
 
     n_pages: int
@@ -65,6 +79,7 @@ class SiteProfile:
     slot_unique: dict[str, int] = field(default_factory=dict)
     title_pages: dict[str, int] = field(default_factory=dict)
     shared_title_texts: frozenset[str] = frozenset()
+    label_slots: frozenset[str] = frozenset()
 
     @cached_property
     def site_title_segments(self) -> tuple[str, ...]:
@@ -79,6 +94,33 @@ class SiteProfile:
             return ()
         return tuple(segment for segment, n in self.title_pages.items()
                      if 2 * n >= self.n_pages and segment in self.shared_title_texts)
+
+    def vote_slots(self, candidates: Sequence[TextBlock], slots: Sequence[str]) -> list[str]:
+        """The slots the site vote counts for one page's candidates: ``slots``, with :data:`HOLDS_LABEL`
+        added to that of each merged block that holds (in its DOM subtree) a block of a label slot.
+
+        A book's heading "Winter Letters (Large Print)" with its format in a span of its own is then
+        not in the slot of its text alone ("Winter Letters"): on a site whose pages mostly answer with
+        the title alone, the vote moves a page that answered with title and format to its title.
+
+        >>> h2 = "html[0]/body[1]/h2[0]"
+        >>> title = TextBlock("Winter Letters", "h2", h2, 28.0, 700, True, 0, 0, 10, 10)
+        >>> fmt = TextBlock("(Paperback)", "span", h2 + "/span[0]", 16.0, 400, False, 0, 0, 10, 10)
+        >>> whole = TextBlock("Winter Letters (Paperback)", "h2", h2, 28.0, 700, True, 0, 0, 10, 10, merged=True)
+        >>> page = [title, fmt, whole]
+        >>> profile = SiteProfile(3, label_slots=frozenset({slot_of(fmt)}))
+        >>> [slot.endswith(HOLDS_LABEL) for slot in profile.vote_slots(page, list(map(slot_of, page)))]
+        [False, False, True]
+        """
+        if not self.label_slots:
+            return list(slots)
+        labels = [candidate.dom_path + "/" for candidate, slot in zip(candidates, slots, strict=True)
+                  if slot in self.label_slots]
+        if not labels:
+            return list(slots)
+        return [slot + HOLDS_LABEL if candidate.merged and any(path.startswith(candidate.dom_path + "/")
+                                                              for path in labels) else slot
+                for candidate, slot in zip(candidates, slots, strict=True)]
 
     def features(self, candidates: Sequence[TextBlock], slots: Sequence[str] | None = None) -> np.ndarray:
         """Site-level features of one page's candidates, columns :data:`SITE_FEATURES`.
@@ -168,6 +210,8 @@ def site_profile(
         for slot, text in slots.items():
             slot_texts[slot][text] += 1
     slot_unique = {slot: sum(1 for count in texts.values() if count == 1) for slot, texts in slot_texts.items()}
+    label_slots = frozenset(slot for slot, texts in slot_texts.items() if slot_pages[slot] >= LABEL_MIN_PAGES
+                            and len(texts) <= LABEL_MAX_VALUES and len(texts) < slot_pages[slot])
     holders: dict[str, list[int]] = defaultdict(list)
     for page, segments in enumerate(pages_title_segments):
         for key in {normalize_text(segment) for segment in segments}:
@@ -175,7 +219,8 @@ def site_profile(
     title_pages = {key: len(pages) for key, pages in holders.items()}
     shared = frozenset(key for key, pages in holders.items() if len(pages) > 1
                        and _distinct_pages(pages, pages_candidates) > 1)
-    return SiteProfile(len(pages_candidates), dict(text_pages), dict(slot_pages), slot_unique, title_pages, shared)
+    return SiteProfile(len(pages_candidates), dict(text_pages), dict(slot_pages), slot_unique, title_pages, shared,
+                       label_slots)
 
 
 #: Overlap of two pages' candidate texts (shared texts over the smaller page's texts) from which they

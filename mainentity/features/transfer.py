@@ -32,10 +32,11 @@ the page's own statements of its title (Gali & Fränti 2016: title tag, meta tit
     ``meta_dice`` best Dice with og:title/twitter:title/meta title; ``jsonld_dice`` best Dice with a
     JSON-LD ``headline`` or ``name``; ``url_dice`` Dice with the terms of the URL's last path segment;
     ``site_name`` its letters and digits, run together, hold or are held by the page's
-    ``og:site_name``, a title segment that most pages of the site repeat, or the URL's domain
-    (:func:`~mainentity.features.title_segments.url_parts`), at least 4 characters: "Quanta Magazine"
-    on quantamagazine.org; ``holds_site_name`` the text, cut at title delimiters, has two or more
-    segments and one of them names the site ("God Calling: A.J. Russell: Christianbook.com", a whole
+    ``og:site_name``, a title segment that most pages of the site repeat, the URL's domain
+    (:func:`~mainentity.features.title_segments.url_parts`), or a document generator's default title
+    ("PowerPoint Presentation": it names the software, not the page), at least 4 characters: "Quanta
+    Magazine" on quantamagazine.org; ``holds_site_name`` the text, cut at title delimiters, has two or
+    more segments and one of them names the site ("God Calling: A.J. Russell: Christianbook.com", a whole
     ``<title>`` that carries the site's name beside the page's own). Title segments that name the site
     are left out of the title features: a ``<title>`` that is only the site's name says nothing of
     the page; so is a whole title that other pages of the site (not copies of this one) share
@@ -295,12 +296,25 @@ def whole_share(candidates: Sequence[TextBlock], normalized: Sequence[str]) -> n
 
 
 def _site_names(rendered: RenderedPage, domain: str, site_titles: Sequence[str] = ()) -> tuple[str, ...]:
-    """The site's names, squashed to letters and digits: ``og:site_name`` values, the URL's domain and
-    the title segments most pages of the site repeat."""
+    """The site's names, squashed to letters and digits: ``og:site_name`` values, the URL's domain, the
+    title segments most pages of the site repeat, and a document generator's default title
+    (:data:`GENERATOR_TITLES`), which names the software, not the page."""
     names = [_text_stats(content)[4] for key, content in rendered.meta if key == "og:site_name"]
     names += [_text_stats(segment)[4] for segment in site_titles]
+    if (title := _text_stats(rendered.title)[4]) in _GENERATOR_TITLE_KEYS:
+        names.append(title)
     return tuple(name for name in [*names, domain.replace(".", "")] if len(name) >= 4)
 
+
+#: Default ``<title>`` texts of document generators (office suites, slide and PDF converters): a page
+#: exported with one is titled by the software, not by its topic. Matched squashed (case, spaces and
+#: punctuation ignored); a file name after the generator's ("Microsoft Word - report.docx") is not.
+GENERATOR_TITLES = (
+    "PowerPoint Presentation", "PowerPoint-Präsentation", "Présentation PowerPoint", "Presentación de PowerPoint",
+    "Untitled presentation", "Untitled document", "Untitled spreadsheet", "Slide 1", "Presentation1",
+    "Document1", "Keynote Presentation",
+)
+_GENERATOR_TITLE_KEYS = frozenset(_text_stats(title)[4] for title in GENERATOR_TITLES)
 
 @short_text_cache  # template texts repeat on every page of a site
 def _is_site_name(text: str, site_names: tuple[str, ...]) -> bool:

@@ -230,15 +230,16 @@ class GeneralRecognizer(Recognizer):
 
     def _page_candidates(self, documents: Sequence[Document], site_keys: Sequence[Hashable] | None = None,
                          ) -> list[tuple[list[TextBlock], np.ndarray, list[str]]]:
-        """Candidates, features and slots of every document (site profiles over the given documents, grouped
-        by ``site_keys`` when given)."""
+        """Candidates, features and vote slots (:meth:`~mainentity.features.site.SiteProfile.vote_slots`) of
+        every document (site profiles over the given documents, grouped by ``site_keys`` when given)."""
         out: list = [None] * len(documents)
         for indices in _by_site(documents, site_keys).values():
             site = [documents[i] for i in indices]
             candidates, slots = self._site_candidates(site)
-            features = self._features(site, candidates, slots, self._profile(site, candidates, slots))
+            profile = self._profile(site, candidates, slots)
+            features = self._features(site, candidates, slots, profile)
             for i, page, x, page_slots in zip(indices, candidates, features, slots, strict=True):
-                out[i] = (page, x, page_slots)
+                out[i] = (page, x, profile.vote_slots(page, page_slots))
         return out
 
     def fit(self, documents: Sequence[Document]) -> GeneralRecognizer:
