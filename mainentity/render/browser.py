@@ -150,6 +150,7 @@ class Renderer:
         self._n_launches_without_render = 0
         self._given_up = ""  # why Chromium is not relaunched again in this batch; "" while it may be
         self._memory_cap: RendererMemoryCap | None = None
+        self._starting = threading.Lock()  # threads that share a renderer may start it at once
 
     # -- lifecycle -------------------------------------------------------------------------------
     @property
@@ -166,7 +167,7 @@ class Renderer:
         self.close()
 
     def start(self) -> None:
-        """Start Playwright and Chromium (idempotent).
+        """Start Playwright and Chromium (idempotent, thread-safe).
 
         Raises
         ------
@@ -175,6 +176,10 @@ class Renderer:
         RuntimeError
             If Chromium fails to launch.
         """
+        with self._starting:
+            self._start()
+
+    def _start(self) -> None:
         if self._loop is not None:
             return
         executable = check_executable(self.settings.executable_path)
