@@ -75,7 +75,7 @@ async def _floor(pages: list[Page], settings: RenderSettings) -> float:
         for _ in range(settings.concurrency):
             context = await browser.new_context(
                 viewport={"width": settings.viewport_width, "height": settings.viewport_height},
-                java_script_enabled=settings.javascript)
+                java_script_enabled=settings.javascript is True)
             await context.route("**/*", lambda route: route.abort())
             tabs.append(await context.new_page())
         queue: asyncio.Queue = asyncio.Queue()

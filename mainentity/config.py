@@ -131,15 +131,18 @@ class RenderConfig:
     page; ``predict --render`` overrides it. Training, ``evaluate`` (unless ``--render auto``), the
     benchmark and ``explain`` render every page: they measure the model itself.
 
-    ``javascript``: run the pages' scripts (``true``), never (``false``, the default), or ``auto``: a
+    ``javascript``: run the pages' scripts (``true``), never (``false``), or ``auto`` (the default): a
     page whose scripts-off rendering looks like an unfinished skeleton is rendered again with its
-    scripts on (:mod:`mainentity.render.scripts`).
+    scripts on in the same Chromium (:mod:`mainentity.render.scripts`). ``auto`` reads and fills the
+    render cache entries of ``false`` (and of ``true`` for the pages it renders again), so switching
+    between them renders nothing anew. A model's config keeps the value it was trained with (older
+    models say ``false``, and are rendered so).
 
     ``reader`` (:data:`RENDER_READERS`): ``chromium`` lays every page out; ``static`` reads it from its
     HTML and stylesheets alone, without a browser (the static model ``general-static`` is trained so).
     """
 
-    javascript: bool | str = False
+    javascript: bool | str = "auto"
     timeout_s: float = 20.0
     concurrency: int = 4
     retries: int = 1

@@ -91,6 +91,8 @@ def test_render_subresources_switch_reaches_the_renderer():
     from mainentity.pipeline import render_settings
 
     assert render_settings(config_from_dict({}).render).subresources is True
+    assert (RenderConfig().javascript, render_settings(RenderConfig()).javascript) == ("auto", "auto")
+    assert render_settings(config_from_dict({"render": {"javascript": False}}).render).javascript is False
     off = config_from_dict({"render": {"subresources": False}})
     assert (off.render.subresources, render_settings(off.render).subresources) == (False, False)
 

@@ -18,6 +18,7 @@ from mainentity import cli
 from mainentity.config import ConfigError, config_from_dict
 from mainentity.model_io import FORMAT_VERSION, ModelFormatError, load_model_file
 from mainentity.model_store import PRETRAINED_DIR, load_trained_model
+from mainentity.pipeline import render_settings
 from mainentity.recognizers import peers
 from mainentity.recognizers.peers import MozillaReadabilityRecognizer
 from mainentity.records import Document, Page
@@ -79,6 +80,9 @@ def test_a_model_may_set_its_layout_settings_and_old_defaults_read_as_absent(tmp
                                       "executable_path": "/usr/bin/chromium", "cache_dir": None})
     render = load_trained_model(directory).config.render
     assert (render.timeout_s, render.subresources, render.cache_dir) == (7.0, False, None)
+    # an older model that says javascript: false is rendered so, though auto is the default now
+    assert render.javascript is False and render_settings(render).javascript is False
+    assert load_trained_model(PRETRAINED_DIR / "general").config.render.javascript == "auto"
 
 
 def test_a_python_tag_in_a_model_config_is_one_line_and_builds_nothing(tmp_path, caplog):

@@ -52,7 +52,7 @@ def run_in_tab(renderer: Renderer, page: Page, seconds: float):
     """Load ``page`` into a pooled tab, wait, and report the tab's URL and body text (white-box)."""
 
     async def load_and_wait():
-        tab = await renderer._acquire()
+        tab = await renderer._acquire(renderer.settings.javascript is True)
         try:
             await renderer._load(tab, page, None)
             await asyncio.sleep(seconds)

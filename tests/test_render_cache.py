@@ -86,6 +86,8 @@ def test_key_covers_what_changes_the_output():
         cache_key(PAGE, RenderSettings(), []),
     ]
     assert len({base, *changed}) == 11
+    # auto renders with scripts off first: its entries are those of false (true's for the second renderings)
+    assert cache_key(PAGE, RenderSettings(javascript="auto")) == cache_key(PAGE, RenderSettings(javascript=False))
     pair = [("http://shop.test/b.png", "01"), ("http://shop.test/a.css", "ab")]
     assert cache_key(PAGE, RenderSettings(), pair) == cache_key(PAGE, RenderSettings(), pair[::-1])
 
@@ -177,6 +179,36 @@ def test_render_pages_reads_cache_without_browser(tmp_path):
     assert [o.page for o in outcomes] == pages
     assert [o.rendered.title for o in outcomes] == [f"T{i}" for i in range(5)]
     assert all(o.error == "" for o in outcomes)
+
+
+def test_auto_decides_again_from_the_entries_of_false_and_true(tmp_path, monkeypatch):
+    """A cache filled with javascript false (and true) answers auto in full: the scripts-off entry is read,
+    a page that looks unfinished gets true's entry when it shows more, with the reason; no Chromium."""
+    import mainentity.render.cache as render_cache
+
+    monkeypatch.setattr(render_cache, "Renderer", None)  # any rendering would fail
+    skeleton = Page("jobs", "job.htm", "http://jobs.test/job.htm",
+                    "<title>Careers</title><div id='app'>Loading...</div>"
+                    "<script id='__NEXT_DATA__' type='application/json'>{}</script>")
+    loading = TextBlock("Loading...", "div", "html[0]/body[1]/div[0]", 16, 400, False, 8, 8, 80, 18)
+    built = make_rendered(n_blocks=20, title="Crane operator")
+    cache = RenderCache(tmp_path)
+    for page, rendered in ((PAGE, make_rendered()), (skeleton, RenderedPage("Careers", (), (loading,)))):
+        cache.put(RenderOutcome(page, rendered), RenderSettings(javascript=False))
+    cache.put(RenderOutcome(skeleton, built), RenderSettings(javascript=True))
+    auto = RenderSettings(javascript="auto")
+    assert cache.path(skeleton, auto) == cache.path(skeleton, RenderSettings(javascript=False))
+    outcomes = {o.page.path: o for o in render_pages([skeleton, PAGE], auto, tmp_path)}
+    assert outcomes["job.htm"].rendered == built
+    assert outcomes["job.htm"].scripts == "1 words; loading placeholder; inline state"
+    assert outcomes["pages/1.htm"].rendered == make_rendered() and outcomes["pages/1.htm"].scripts == ""
+    # a scripts-on rendering that shows no more: the first is kept, with no reason
+    cache.put(RenderOutcome(skeleton, RenderedPage("Careers", (), ())), RenderSettings(javascript=True))
+    (kept,) = render_pages([skeleton], auto, tmp_path)
+    assert kept.rendered.blocks == (loading,) and kept.scripts == ""
+    # and javascript false reads the same first entry, never the second
+    (first,) = render_pages([skeleton], RenderSettings(javascript=False), tmp_path)
+    assert first.rendered.blocks == (loading,) and first.scripts == ""
 
 
 def test_render_pages_miss_needs_chromium(tmp_path):

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import csv
 import json
+import time
 
+import psutil
 import pytest
 
 from mainentity.config import config_from_dict
 from mainentity.records import Page, RenderedPage, TextBlock
-from mainentity.render import RenderSettings, render_pages
+from mainentity.render import RenderCache, Renderer, RenderSettings, render_pages
 from mainentity.render.scripts import MAX_SKELETON_WORDS, unfinished_reason
 from mainentity.render.static import read_static
 
@@ -78,9 +80,83 @@ def test_auto_renders_a_skeleton_again_with_scripts_and_keeps_the_rest(tmp_path)
     assert outcomes["loops.htm"].error == "" and outcomes["loops.htm"].scripts == ""
     assert "Loading..." in [b.text for b in outcomes["loops.htm"].rendered.blocks]
     assert outcomes["about.htm"].scripts == ""
-    # the cache gives the kept rendering back, with its reason
-    again = {o.page.path: o for o in render_pages(pages[:1], settings, tmp_path)}
-    assert again["job.htm"].scripts == built.scripts and again["job.htm"].rendered == built.rendered
+    # the cache holds the raw renderings, under the keys of false (first) and true (second)
+    cache = RenderCache(tmp_path)
+    first = cache.get(pages[0], RenderSettings(javascript=False))
+    assert first.scripts == "" and "Loading..." in [b.text for b in first.rendered.blocks]
+    assert cache.get(pages[0], RenderSettings(javascript=True)).rendered == built.rendered
+    assert cache.get(loops, RenderSettings(javascript=False)).rendered == outcomes["loops.htm"].rendered
+    assert cache.get(loops, RenderSettings(javascript=True)) is None  # timed out: not stored
+    assert cache.get(pages[2], RenderSettings(javascript=True)) is None  # finished: rendered once
+    # a warm cache decides again from them and gives the same outcome as the cold one
+    warm = {o.page.path: o for o in render_pages([pages[0], pages[2]], settings, tmp_path)}
+    assert warm["job.htm"].scripts == built.scripts and warm["job.htm"].rendered == built.rendered
+    assert warm["about.htm"] == outcomes["about.htm"]
+
+
+@pytest.fixture
+def launches(monkeypatch):
+    """The renderers that launched a Chromium, one entry per launch (relaunches included)."""
+    launched, launch = [], Renderer._launch
+
+    async def counted(self):
+        launched.append(self)
+        await launch(self)
+
+    monkeypatch.setattr(Renderer, "_launch", counted)
+    return launched
+
+
+@pytest.mark.browser
+def test_the_second_rendering_runs_in_the_same_chromium(tmp_path, launches):
+    settings = RenderSettings(javascript="auto", concurrency=2, timeout_s=10)
+    with Renderer(settings) as renderer:
+        outcomes = {o.page.path: o for o in render_pages([skeleton_page(), text_page()], settings, tmp_path,
+                                                         renderer=renderer)}
+        assert outcomes["job.htm"].scripts.endswith("inline state")
+        assert outcomes["job.htm"].rendered.title == "Harbour crane operator | Careers"
+        assert outcomes["about.htm"].scripts == ""
+    assert launches == [renderer]
+
+
+@pytest.mark.browser
+def test_a_looping_page_keeps_its_first_rendering_within_the_timeout(tmp_path, launches):
+    """Under auto, a page whose scripts loop costs its scripts-off rendering plus the timeout, keeps the
+    first rendering, and its renderer process is gone with its tab: no core stays busy, later pages render."""
+    settings = RenderSettings(javascript="auto", concurrency=1, timeout_s=4)
+    loops = skeleton_page(script="<script>while (true) {}</script>", path="loops.htm")
+    with Renderer(settings) as renderer:
+        list(render_pages([text_page()], settings, None, renderer=renderer))  # Chromium up, a tab open
+        started = time.perf_counter()
+        (outcome,) = render_pages([loops], settings, tmp_path, renderer=renderer)
+        elapsed = time.perf_counter() - started
+        assert outcome.error == "" and outcome.scripts == ""
+        assert "Loading..." in [b.text for b in outcome.rendered.blocks]
+        assert settings.timeout_s <= elapsed < settings.timeout_s + 3.0
+        time.sleep(1.0)  # the looping tab's context is closed in the background
+        renderers = [p for p in psutil.Process().children(recursive=True) if "--type=renderer" in _cmdline(p)]
+        before = {p.pid: _cpu_s(p) for p in renderers}
+        time.sleep(2.0)
+        busy = {pid: _cpu_s(p) - before[pid] for p in renderers if (pid := p.pid) in before}
+        assert max(busy.values(), default=0.0) < 0.5, busy
+        (after,) = render_pages([skeleton_page()], settings, tmp_path, renderer=renderer)
+        assert after.scripts.endswith("inline state")
+    assert launches == [renderer]
+
+
+def _cmdline(process: psutil.Process) -> list[str]:
+    try:
+        return process.cmdline()
+    except psutil.Error:  # ended meanwhile
+        return []
+
+
+def _cpu_s(process: psutil.Process) -> float:
+    try:
+        times = process.cpu_times()
+    except psutil.Error:  # ended meanwhile: it uses no CPU any more
+        return 0.0
+    return times.user + times.system
 
 
 def test_rows_say_which_pages_were_rendered_again_with_scripts_on(tmp_path):

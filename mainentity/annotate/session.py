@@ -282,14 +282,14 @@ class AnnotationSession:
         with self._lock:
             return self._page_locks.setdefault(path, threading.Lock())
 
-    def _started_renderer(self):
+    def _session_renderer(self):
+        """The session's renderer, made on first use; :func:`~mainentity.render.cache.render_pages` starts
+        it on its first cache miss (:meth:`~mainentity.render.browser.Renderer.start` is thread-safe)."""
         from mainentity.render import Renderer
 
         with self._lock:
             if self._renderer is None:
-                renderer = Renderer(self.settings)
-                renderer.start()
-                self._renderer = renderer
+                self._renderer = Renderer(self.settings)
             return self._renderer
 
     def rendered(self, path: str) -> RenderedPage:
@@ -302,16 +302,14 @@ class AnnotationSession:
         RuntimeError
             If the page cannot be rendered (the message names it and says why).
         """
-        from mainentity.render import RenderCache, render_pages
+        from mainentity.render import render_pages
 
         page = self.page(path)
         with self._page_lock(path):
             if path not in self._rendered:
-                cache_dir = self.render.cache_path()
-                files = self.subresources.for_page(page)
-                outcome = RenderCache(cache_dir).get(page, self.settings, files) or next(render_pages(
-                    [page], self.settings, cache_dir, renderer=self._started_renderer(), subresources=self.subresources
-                ))
+                # the cache first (with javascript auto, its first and second renderings), Chromium on a miss
+                outcome = next(render_pages([page], self.settings, self.render.cache_path(),
+                                            renderer=self._session_renderer(), subresources=self.subresources))
                 if outcome.rendered is None:
                     raise RuntimeError(outcome.error)
                 self._rendered[path] = outcome.rendered
@@ -331,7 +329,9 @@ class AnnotationSession:
         with self._page_lock(path):
             if path not in self._screenshots:
                 file = self._screenshots_dir / f"{len(self._screenshots):06d}.png"
-                self._started_renderer().screenshot(page, file, full_page=True, subresources=self.subresources)
+                renderer = self._session_renderer()
+                renderer.start()
+                renderer.screenshot(page, file, full_page=True, subresources=self.subresources)
                 self._screenshots[path] = file
             return self._screenshots[path]
 

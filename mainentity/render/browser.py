@@ -142,7 +142,7 @@ class Renderer:
         self._executable = ""
         self._playwright = None
         self._browser = None
-        self._pool: asyncio.Queue | None = None
+        self._pools: dict[bool, asyncio.Queue] = {}  # idle tabs by whether their scripts run
         self._closing: set[asyncio.Future] = set()
         self._rendering: set[asyncio.Task] = set()  # the pages being rendered, cancelled on close
         self._stopping = False  # closing: a lost Chromium is not relaunched
@@ -150,6 +150,7 @@ class Renderer:
         self._n_launches_without_render = 0
         self._given_up = ""  # why Chromium is not relaunched again in this batch; "" while it may be
         self._memory_cap: RendererMemoryCap | None = None
+        self._starting = threading.Lock()  # threads that share a renderer may start it at once
 
     # -- lifecycle -------------------------------------------------------------------------------
     @property
@@ -166,7 +167,7 @@ class Renderer:
         self.close()
 
     def start(self) -> None:
-        """Start Playwright and Chromium (idempotent).
+        """Start Playwright and Chromium (idempotent, thread-safe).
 
         Raises
         ------
@@ -175,6 +176,10 @@ class Renderer:
         RuntimeError
             If Chromium fails to launch.
         """
+        with self._starting:
+            self._start()
+
+    def _start(self) -> None:
         if self._loop is not None:
             return
         executable = check_executable(self.settings.executable_path)
@@ -212,9 +217,17 @@ class Renderer:
     async def _start_pool(self) -> None:
         await self._launch()
         self._relaunching = asyncio.Lock()
-        self._pool = asyncio.Queue()
-        for _ in range(self.settings.concurrency):
-            self._pool.put_nowait(None)  # tabs are opened on first use
+        self._pools = {}
+
+    def _pool(self, scripts: bool) -> asyncio.Queue:
+        """The idle tabs whose contexts run scripts (``scripts``) or not, ``settings.concurrency`` slots
+        each (``None``: a tab opened on first use); the scripts-on pool of a renderer whose pages are
+        rendered with scripts off first (``javascript: "auto"``) is made on its first use."""
+        if scripts not in self._pools:
+            self._pools[scripts] = asyncio.Queue()
+            for _ in range(self.settings.concurrency):
+                self._pools[scripts].put_nowait(None)
+        return self._pools[scripts]
 
     async def _launch(self) -> None:
         """Start a Playwright driver and a Chromium in it (``self._executable``, :func:`chromium_args`),
@@ -302,11 +315,11 @@ class Renderer:
         logger.error("%s", self._given_up)
 
     # -- tabs --------------------------------------------------------------------------------------
-    async def _new_tab(self) -> Tab:
+    async def _new_tab(self, scripts: bool) -> Tab:
         s = self.settings
         context = await self._browser.new_context(
             viewport={"width": s.viewport_width, "height": s.viewport_height},
-            java_script_enabled=s.javascript is True,
+            java_script_enabled=scripts,
             service_workers="block",
             accept_downloads=False,
         )
@@ -315,7 +328,7 @@ class Renderer:
         except BaseException:
             await context.close()
             raise
-        tab = Tab(self._browser, context, page)
+        tab = Tab(self._browser, context, page, scripts)
 
         async def route(route) -> None:
             request = route.request
@@ -361,25 +374,30 @@ class Renderer:
         page.set_default_timeout(2 * s.timeout_s * 1000)  # the attempt's own timeout comes first
         return tab
 
-    async def _acquire(self) -> Tab:
+    async def _acquire(self, scripts: bool) -> Tab:
+        """An idle tab whose scripts run (``scripts``) or not, opened if its pool has none."""
         await self._ensure_browser()
-        tab = await self._pool.get()
+        pool = self._pool(scripts)
+        tab = await pool.get()
         if tab is not None and (tab.crashed or tab.page.is_closed() or tab.browser is not self._browser):
             self._discard(tab)  # crashed while idle, or a tab of a lost browser
             tab = None
         if tab is None:
             try:
-                tab = await self._new_tab()
+                tab = await self._new_tab(scripts)
             except BaseException:
-                self._pool.put_nowait(None)
+                pool.put_nowait(None)
                 raise
         return tab
 
     def _release(self, tab: Tab, healthy: bool) -> None:
+        """Give ``tab`` back to its pool, or, when it is not healthy (crashed, timed out: a page whose
+        scripts loop), close its context, which ends its renderer process, and free its slot."""
+        pool = self._pool(tab.scripts)
         if healthy and not tab.crashed:
-            self._pool.put_nowait(tab)
+            pool.put_nowait(tab)
             return
-        self._pool.put_nowait(None)
+        pool.put_nowait(None)
         self._discard(tab)
 
     def _discard(self, tab: Tab) -> None:
@@ -419,19 +437,19 @@ class Renderer:
         logger.debug("%s: %d subresources served, %d requests blocked", page_label(page), n_served, tab.n_blocked)
         return RenderOutcome(page, parse_blocks_payload(payload), "", subresources, n_served, tab.n_blocked)
 
-    async def _attempt(self, page: Page, files: SubresourceSource | None) -> RenderOutcome:
+    async def _attempt(self, page: Page, files: SubresourceSource | None, scripts: bool) -> RenderOutcome:
         browser = self._browser
         try:
-            outcome = await self._attempt_in_tab(page, files)
+            outcome = await self._attempt_in_tab(page, files, scripts)
         except TabFailure as exc:
             await self._recover(browser, str(exc))
             raise
         self._n_launches_without_render = 0
         return outcome
 
-    async def _attempt_in_tab(self, page: Page, files: SubresourceSource | None) -> RenderOutcome:
+    async def _attempt_in_tab(self, page: Page, files: SubresourceSource | None, scripts: bool) -> RenderOutcome:
         try:
-            tab = await self._acquire()
+            tab = await self._acquire(scripts)
         except TabFailure:
             raise
         except Exception as exc:
@@ -454,17 +472,17 @@ class Renderer:
         finally:
             self._release(tab, healthy)
 
-    async def _render_one(self, page: Page, files: SubresourceSource | None) -> RenderOutcome:
+    async def _render_one(self, page: Page, files: SubresourceSource | None, scripts: bool,
+                          n_attempts: int) -> RenderOutcome:
         self._rendering.add(task := asyncio.current_task())
         task.add_done_callback(self._rendering.discard)
         problem = markup_problem(page.html, self.settings.max_elements)
         if problem:
             return RenderOutcome(page, None, f"{page_label(page)}: {problem}")
-        n_attempts = 1 + self.settings.retries
         reasons = []
         for attempt in range(n_attempts):
             try:
-                return await self._attempt(page, files)
+                return await self._attempt(page, files, scripts)
             except TabFailure as exc:
                 reasons.append(str(exc))
                 logger.info("%s: attempt %d failed: %s", page_label(page), attempt + 1, exc)
@@ -476,7 +494,7 @@ class Renderer:
         )
 
     def render(
-        self, pages: Iterable[Page], subresources: SubresourceSources | None = None
+        self, pages: Iterable[Page], subresources: SubresourceSources | None = None, *, scripts: bool = False
     ) -> Iterator[RenderOutcome]:
         """Render pages, ``settings.concurrency`` at a time, yielding each outcome as it finishes.
 
@@ -493,6 +511,11 @@ class Renderer:
             What serves each page's stylesheets, fonts and images when ``settings.subresources`` is on
             (:meth:`~mainentity.sitedump.SubresourceSources.for_page`); by default only a page whose URL
             is its file's ``file://`` URI finds the files of its directory.
+        scripts : bool
+            Render with the pages' scripts on whatever ``settings.javascript`` says: the second
+            rendering of ``javascript: "auto"``, in tabs of their own in the same Chromium (same
+            routing, memory cap and timeout), each page tried once (a page whose scripts loop would
+            only time out again; its tab is closed, which ends its renderer process).
 
         Yields
         ------
@@ -510,6 +533,9 @@ class Renderer:
             raise RuntimeError("Renderer is not started; use `with Renderer(settings) as renderer:`")
         self._call(self._new_batch())
         window = 2 * self.settings.concurrency
+        second_rendering = scripts and self.settings.javascript is not True  # once: a loop would loop again
+        n_attempts = 1 if second_rendering else 1 + self.settings.retries
+        scripts = scripts or self.settings.javascript is True
         subresources = subresources if subresources is not None else SubresourceSources()
         source = iter(pages)
         pending: set[concurrent.futures.Future] = set()
@@ -523,7 +549,7 @@ class Renderer:
                     elif not isinstance(page, Page):
                         raise TypeError(f"render expects Page records; got {type(page).__name__}")
                     else:
-                        rendering = self._render_one(page, subresources.for_page(page))
+                        rendering = self._render_one(page, subresources.for_page(page), scripts, n_attempts)
                         pending.add(asyncio.run_coroutine_threadsafe(rendering, self._loop))
                 if not pending:
                     return
@@ -586,7 +612,7 @@ class Renderer:
         problem = markup_problem(page.html, self.settings.max_elements)
         if problem:
             raise ValueError(problem)
-        tab = await self._acquire()
+        tab = await self._acquire(self.settings.javascript is True)
         try:
             await asyncio.wait_for(self._load(tab, page, files), self.settings.timeout_s)
             # The extraction un-hides a wholly hidden page (module docstring): show what it saw.

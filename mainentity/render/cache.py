@@ -19,6 +19,13 @@ under the key that includes those hashes. A changed, added or removed file chang
 page is rendered again. The requests depend only on the page and the content of what it requested,
 so the request list of the last rendering names the same URLs for an unchanged dump.
 
+An entry holds a raw rendering, with scripts off or on. With ``javascript: "auto"`` a page's first
+(scripts-off) rendering has the key ``javascript: false`` gives it, and its second (scripts-on)
+rendering, for a page whose first looks unfinished, the key of ``javascript: true``; whether the
+second is rendered and kept (:func:`~mainentity.render.scripts.unfinished_reason`,
+:func:`~mainentity.render.scripts.shows_more`) is decided anew from them on every read, so a cold and a
+warm cache give the same outcome, and switching between ``false`` and ``auto`` renders nothing anew.
+
 After a Chromium upgrade, pages are rendered anew; the old entries stay until the directory is
 cleared.
 """
@@ -57,7 +64,9 @@ def cache_key(
 ) -> str:
     """Hex SHA-256 naming a page's cache entry (or, without ``subresources``, its request list).
 
-    Covers the markup, the URL, ``settings.javascript``, ``settings.subresources``, the viewport, the
+    Covers the markup, the URL, whether scripts ran (``javascript: "auto"`` has the key of ``false``:
+    its first rendering is the scripts-off one, its second is stored under the key of ``true``, see
+    :func:`render_pages`), ``settings.subresources``, the viewport, the
     browser's version (of the executable at ``settings.executable_path``), the ``blocks.js`` version,
     the kept meta keys, the entry format and the given subresources; not the timeout, concurrency or
     retries, which do not change the output.
@@ -82,6 +91,8 @@ def cache_key(
     True
     >>> cache_key(a, RenderSettings()) == cache_key(a, RenderSettings(javascript=True))
     False
+    >>> cache_key(a, RenderSettings(javascript="auto")) == cache_key(a, RenderSettings(javascript=False))
+    True
     >>> css = "http://s.test/site.css"
     >>> cache_key(a, RenderSettings(), [(css, "ab12")]) == cache_key(a, RenderSettings(), [(css, "cd34")])
     False
@@ -97,7 +108,7 @@ def _page_digest(page: Page, settings: RenderSettings):
             CACHE_FORMAT,
             BLOCKS_JS_VERSION,
             META_KEYS,
-            settings.javascript,
+            settings.javascript is True,  # "auto" renders with scripts off first (render_pages)
             settings.subresources,
             settings.viewport_width,
             settings.viewport_height,
@@ -154,7 +165,6 @@ def dump_outcome(outcome: RenderOutcome) -> bytes:
             "subresources": outcome.subresources,
             "n_subresources_served": outcome.n_subresources_served,
             "n_subresources_blocked": outcome.n_subresources_blocked,
-            "scripts": outcome.scripts,
         },
         ensure_ascii=False,
         separators=(",", ":"),
@@ -193,7 +203,6 @@ def _outcome_from_json(data: bytes, page: Page) -> RenderOutcome:
         subresources=tuple((url, sha256) for url, sha256 in obj["subresources"]),
         n_subresources_served=obj["n_subresources_served"],
         n_subresources_blocked=obj["n_subresources_blocked"],
-        scripts=obj.get("scripts", ""),
     )
 
 
@@ -377,31 +386,27 @@ def release_renderers() -> None:
         renderer.close()
 
 
-def _with_scripts_on_demand(
-    outcomes: list[RenderOutcome], settings: RenderSettings, subresources: SubresourceSources
-) -> list[RenderOutcome]:
-    """``outcomes`` (scripts off) with each page whose rendering looks unfinished
-    (:func:`~mainentity.render.scripts.unfinished_reason`) rendered again with its scripts on, once,
-    within ``settings.timeout_s``; the second rendering is kept when it shows more
-    (:func:`~mainentity.render.scripts.shows_more`), else, and when it fails or times out (a page whose
-    scripts loop), the first."""
-    reasons = {id(o): unfinished_reason(o.page, o.rendered) for o in outcomes if o.rendered is not None}
-    again = [o.page for o in outcomes if reasons.get(id(o))]
-    if not again:
-        return outcomes
-    scripts_on = dataclasses.replace(settings, javascript=True, retries=0,
-                                     concurrency=min(settings.concurrency, len(again)))
-    with Renderer(scripts_on) as scripted:
-        second = {(o.page.site_id, o.page.path): o for o in scripted.render(again, subresources)}
-    kept = []
-    for outcome in outcomes:
-        other = second.get((outcome.page.site_id, outcome.page.path)) if reasons.get(id(outcome)) else None
-        if other is not None and other.rendered is not None and shows_more(other.rendered, outcome.rendered):
-            outcome = dataclasses.replace(other, scripts=reasons[id(outcome)])
-        kept.append(outcome)
-    logger.info("%d of %d pages rendered again with scripts on, %d kept", len(again), len(outcomes),
-                sum(1 for o in kept if o.scripts))
-    return kept
+def _scripts_on(settings: RenderSettings) -> RenderSettings:
+    """The settings of the second rendering of ``javascript: "auto"`` (scripts on), under whose cache
+    key it is stored: the key of ``javascript: true``."""
+    return dataclasses.replace(settings, javascript=True)
+
+
+def _unfinished(outcome: RenderOutcome, settings: RenderSettings) -> str:
+    """Why ``outcome`` (a first, scripts-off rendering) is rendered again with scripts on under
+    ``settings``: :func:`~mainentity.render.scripts.unfinished_reason` with ``javascript: "auto"``,
+    else (or when it failed) ``""``."""
+    if settings.javascript != "auto" or outcome.rendered is None:
+        return ""
+    return unfinished_reason(outcome.page, outcome.rendered)
+
+
+def _kept(first: RenderOutcome, second: RenderOutcome | None, reason: str) -> RenderOutcome:
+    """The scripts-on rendering ``second`` with its ``reason`` when it shows more than ``first``
+    (:func:`~mainentity.render.scripts.shows_more`), else (it failed, timed out or is missing) ``first``."""
+    if second is not None and second.rendered is not None and shows_more(second.rendered, first.rendered):
+        return dataclasses.replace(second, scripts=reason)
+    return first
 
 
 def render_pages(
@@ -419,6 +424,12 @@ def render_pages(
     order), then its misses are rendered by one :class:`Renderer` kept open for the whole call (in
     order of completion) and stored. Failed pages are not cached, so a later run tries them again.
     The subresources served and blocked per rendered page are logged at the end (INFO).
+
+    With ``settings.javascript == "auto"``, the chunk's pages whose first rendering (cached or not)
+    looks unfinished come last: each gets its scripts-on rendering from the cache (under the key of
+    ``javascript: true``) or from the same renderer's scripts-on tabs (``Renderer.render(...,
+    scripts=True)``: one attempt within ``settings.timeout_s``), and is yielded with it when it shows
+    more (``scripts`` says why), else with its first rendering (module docstring).
 
     A caller that renders many small batches (one page at a time, as :func:`mainentity.api.extract`
     does) passes its own ``renderer``: it is started on the first cache miss if it is not running and
@@ -474,30 +485,55 @@ def render_pages(
     subresources = subresources if subresources is not None else SubresourceSources()
     source = iter(pages)
     n_rendered = n_served = n_blocked = 0
+
+    def cached(page: Page, keyed: RenderSettings) -> RenderOutcome | None:
+        return cache.get(page, keyed, subresources.for_page(page)) if cache is not None else None
+
+    def rendered(misses: list[Page], keyed: RenderSettings) -> Iterator[RenderOutcome]:
+        """The renderings of ``misses`` with scripts on when ``keyed`` says so, each stored under its key."""
+        nonlocal renderer, n_rendered, n_served, n_blocked
+        if renderer is None:
+            renderer = Renderer(settings)
+        renderer.start()  # idempotent: a caller's running renderer is reused
+        for outcome in renderer.render(misses, subresources, scripts=keyed.javascript is True):
+            if cache is not None and outcome.rendered is not None:
+                cache.put(outcome, keyed, subresources.for_page(outcome.page))
+            n_rendered += 1
+            n_served += outcome.n_subresources_served
+            n_blocked += outcome.n_subresources_blocked
+            yield outcome
+
     try:
         while chunk := list(itertools.islice(source, chunk_size)):
-            misses = []
+            misses, unfinished = [], []  # unfinished: (first rendering, reason) to render with scripts on
             for page in chunk:
-                cached = cache.get(page, settings, subresources.for_page(page)) if cache is not None else None
-                if cached is None:
+                outcome = cached(page, settings)
+                if outcome is None:
                     misses.append(page)
+                elif reason := _unfinished(outcome, settings):
+                    unfinished.append((outcome, reason))
                 else:
-                    yield cached
-            if not misses:
+                    yield outcome
+            for outcome in rendered(misses, settings) if misses else ():
+                if reason := _unfinished(outcome, settings):
+                    unfinished.append((outcome, reason))
+                else:
+                    yield outcome
+            if not unfinished:
                 continue
-            if renderer is None:
-                renderer = Renderer(settings)
-            renderer.start()  # idempotent: a caller's running renderer is reused
-            outcomes = renderer.render(misses, subresources)
-            if settings.javascript == "auto":
-                outcomes = _with_scripts_on_demand(list(outcomes), settings, subresources)
-            for outcome in outcomes:
-                if cache is not None and outcome.rendered is not None:
-                    cache.put(outcome, settings, subresources.for_page(outcome.page))
-                n_rendered += 1
-                n_served += outcome.n_subresources_served
-                n_blocked += outcome.n_subresources_blocked
-                yield outcome
+            # javascript "auto": the second renderings, from the cache (under true's key) or Chromium
+            scripts_on = _scripts_on(settings)
+            seconds = {id(first): cached(first.page, scripts_on) for first, _ in unfinished}
+            again = [first.page for first, _ in unfinished if seconds[id(first)] is None]
+            fresh = {(o.page.site_id, o.page.path): o for o in rendered(again, scripts_on)} if again else {}
+            kept = [
+                _kept(first, seconds[id(first)] or fresh.get((first.page.site_id, first.page.path)), reason)
+                for first, reason in unfinished
+            ]
+            logger.info("%d of %d pages looked unfinished with scripts off, %d rendered again with scripts on, "
+                        "%d of those renderings kept", len(unfinished), len(chunk), len(again),
+                        sum(1 for o in kept if o.scripts))
+            yield from kept
     finally:
         if n_rendered:
             logger.info(

@@ -111,11 +111,12 @@ class RenderSettings:
     executable_path : str
         Chromium binary; by default the one the user's environment names (:func:`default_chromium`).
     javascript : bool or "auto"
-        Run the pages' scripts. Off by default: the DOM is then the HTML5 parse of the markup (with
-        the parser's scripting flag off, so ``<noscript>`` content is parsed as markup). ``"auto"``:
-        off, and a page whose rendering looks like an unfinished skeleton is rendered again with its
-        scripts on (:mod:`mainentity.render.scripts`, done by :func:`mainentity.render.cache.render_pages`;
-        a :class:`Renderer` itself renders ``"auto"`` with scripts off).
+        Run the pages' scripts. ``False``: never; the DOM is then the HTML5 parse of the markup (with
+        the parser's scripting flag off, so ``<noscript>`` content is parsed as markup). ``"auto"`` (the
+        default): off, and a page whose rendering looks like an unfinished skeleton is rendered again
+        with its scripts on, in the same Chromium (:mod:`mainentity.render.scripts`, done by
+        :func:`mainentity.render.cache.render_pages` through ``Renderer.render(..., scripts=True)``;
+        :meth:`Renderer.render` itself renders ``"auto"`` with scripts off).
     viewport_width, viewport_height : int
         Viewport in CSS px (1024x768, Carullo & Binaghi 2010, section 3.4.1).
     timeout_s : float
@@ -155,7 +156,7 @@ class RenderSettings:
     """
 
     executable_path: str = field(default_factory=default_chromium)
-    javascript: bool | str = False
+    javascript: bool | str = "auto"
     viewport_width: int = 1024
     viewport_height: int = 768
     timeout_s: float = 20.0

@@ -39,13 +39,14 @@ DRAW_BOXES_JS = """(boxes) => {
 
 
 class Tab:
-    """One browser context with one tab (of ``browser``), the page its router serves and that page's
-    requests."""
+    """One browser context with one tab (of ``browser``), whether the context runs scripts, the page
+    its router serves and that page's requests."""
 
-    def __init__(self, browser, context, page) -> None:
+    def __init__(self, browser, context, page, scripts: bool) -> None:
         self.browser = browser
         self.context = context
         self.page = page
+        self.scripts = scripts
         self.document: bytes | None = None
         self.served = True
         self.crashed = False
