@@ -69,3 +69,22 @@ def write_text_atomic(path: Path, text: str) -> None:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def file_in_the_way(directory: str | os.PathLike) -> Path | None:
+    """The existing file (not a directory) that keeps ``directory`` from being created or used: the
+    path itself or its nearest existing ancestor; ``None`` when there is none (the directory exists,
+    or can be made under an existing directory).
+
+    >>> import tempfile
+    >>> base = Path(tempfile.mkdtemp())
+    >>> (base / "afile").write_text("x")
+    1
+    >>> file_in_the_way(base / "afile" / "out") == base / "afile", file_in_the_way(base / "new" / "out")
+    (True, None)
+    """
+    path = Path(directory).absolute()
+    for place in (path, *path.parents):
+        if place.exists():
+            return None if place.is_dir() else place
+    return None

@@ -330,6 +330,15 @@ def _check_arguments(args: argparse.Namespace):
     """
     if getattr(args, "max_pages", None) is not None and args.max_pages < 1:
         raise ValueError(f"--max-pages must be >= 1; got {args.max_pages}")
+    # the commands that render; train's and benchmark's configs may name their own cache
+    if hasattr(args, "cache_dir") and (args.cache_dir is not None or args.command not in ("train", "benchmark")):
+        from mainentity._files import file_in_the_way
+        from mainentity.config import CACHE_DIR_ENV, default_cache_dir
+
+        cache_dir = args.cache_dir if args.cache_dir is not None else default_cache_dir()
+        if (blocker := file_in_the_way(cache_dir)) is not None:
+            given = "--cache-dir" if args.cache_dir is not None else f"the render cache ({CACHE_DIR_ENV} or the default)"
+            raise ValueError(f"{given} {cache_dir} cannot be a directory: {blocker} is a file")
     if args.command == "train":
         from mainentity.config import load_config
 

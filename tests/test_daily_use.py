@@ -430,6 +430,22 @@ def test_evaluate_into_another_models_report_is_refused_unless_overwritten(monke
     assert (out / "per_page.csv").read_text().endswith("other,shop,s,a.html\n")  # untouched
 
 
+def test_a_file_where_a_directory_must_be_is_refused_before_the_model_loads(tmp_path, monkeypatch, caplog):
+    def no_loading(*args):
+        raise AssertionError("the model was loaded")
+
+    monkeypatch.setattr(runs, "load_trained_model", no_loading)
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    assert cli.main(["predict", str(SAMPLE_SHOP), "-o", str(afile / "out.jsonl")]) == 2
+    assert f"output {afile / 'out.jsonl'} cannot be written: {afile} is a file, not a directory" in caplog.text
+    assert cli.main(["predict", str(SAMPLE_SHOP), "-o", str(tmp_path / "o.jsonl"), "--cache-dir", str(afile)]) == 2
+    assert f"--cache-dir {afile} cannot be a directory: {afile} is a file" in caplog.text
+    monkeypatch.setenv("MAINENTITY_CACHE_DIR", str(afile / "render"))
+    assert cli.main(["evaluate", str(SAMPLE_SHOP)]) == 2
+    assert f"(MAINENTITY_CACHE_DIR or the default) {afile / 'render'} cannot be a directory" in caplog.text
+
+
 def test_render_always_is_refused_for_the_static_model(tmp_path, caplog, monkeypatch):
     def no_loading(*args):
         raise AssertionError("the model was loaded")
