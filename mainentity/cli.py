@@ -73,7 +73,8 @@ COMMAND_HELP = {
               "mainentity train configs/christianbook-msrbfn.yaml"),
     "predict": ("Predict the main entity of every page of site dumps, WARC files or HTML files, one row "
                 "per page (site_id, path, url, main_entity, score, box, error, answered_by, best_candidate, "
-                "score_kind).",
+                "score_kind). Pages render with their scripts off; one that looks like an unfinished skeleton "
+                "is rendered again with them on (render.javascript: auto; answered_by says scripts).",
                 "mainentity predict datasets/sample-shop -o runs/sample-shop-predictions.jsonl\n"
                 "  mainentity predict page.html\n"
                 "  curl -s URL | mainentity predict - --base-url URL"),
@@ -343,6 +344,9 @@ def _check_arguments(args: argparse.Namespace):
         from mainentity.config import load_config
 
         config = _with_overrides(load_config(args.config), args)
+        if not config.data.datasets:
+            raise ValueError(f"{args.config}: 'data.datasets' names no dataset to train on (an empty config?); "
+                             "see configs/christianbook-msrbfn.yaml")
         logger.info("train %s: reading the datasets ...", config.name)
         return config
     if args.command == "predict":

@@ -63,6 +63,15 @@ def test_a_yaml_syntax_error_is_refused_before_the_datasets_load(tmp_path, no_sl
                                    "mapping values are not allowed here")
 
 
+def test_a_config_without_datasets_is_refused_before_anything_is_written(tmp_path, no_slow_work, caplog,
+                                                                        monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "empty.yaml").write_text("")
+    assert cli.main(["train", "empty.yaml"]) == 2
+    assert "empty.yaml: 'data.datasets' names no dataset to train on" in caplog.text
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.yaml"]  # no run directory left behind
+
+
 def test_single_files_and_stdin_are_inputs(monkeypatch):
     files = sorted(PAGE.glob("*.html"))[:2]
     assert is_page_input(files[0]) and is_page_input("-") and not is_page_input(SAMPLE_SHOP)
