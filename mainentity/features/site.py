@@ -101,7 +101,21 @@ class SiteProfile:
 
         A book's heading "Winter Letters (Large Print)" with its format in a span of its own is then
         not in the slot of its text alone ("Winter Letters"): on a site whose pages mostly answer with
-        the title alone, the vote moves a page that answered with title and format to its title.
+        the title alone, the vote moves a page that answered with title and format to its title. The
+        vote itself is :class:`~mainentity.recognizers.general.GeneralRecognizer`'s site-level inference
+        (slots after Yi, Liu & Li 2003's site style tree: presentation shared by the site's pages).
+
+        Parameters
+        ----------
+        candidates : sequence of TextBlock
+            One page's candidates, ``n_candidates`` of them.
+        slots : sequence of str
+            Their slots (:func:`slot_of`), as many.
+
+        Returns
+        -------
+        vote_slots : list of str
+            One per candidate, in order.
 
         >>> h2 = "html[0]/body[1]/h2[0]"
         >>> title = TextBlock("Winter Letters", "h2", h2, 28.0, 700, True, 0, 0, 10, 10)
