@@ -338,7 +338,8 @@ def _check_arguments(args: argparse.Namespace):
 
         cache_dir = args.cache_dir if args.cache_dir is not None else default_cache_dir()
         if (blocker := file_in_the_way(cache_dir)) is not None:
-            given = "--cache-dir" if args.cache_dir is not None else f"the render cache ({CACHE_DIR_ENV} or the default)"
+            given = ("--cache-dir" if args.cache_dir is not None
+                     else f"the render cache ({CACHE_DIR_ENV} or the default)")
             raise ValueError(f"{given} {cache_dir} cannot be a directory: {blocker} is a file")
     if args.command == "train":
         from mainentity.config import load_config
