@@ -279,7 +279,8 @@ def explain(
     out = Path(output)
     out.parent.mkdir(parents=True, exist_ok=True)
     with Renderer(render_settings(model.config.render)) as renderer:
-        renderer.screenshot(page, out, full_page=True, subresources=subresources)
+        # shown as it was read: with its scripts on when javascript "auto" kept that rendering
+        renderer.screenshot(page, out, full_page=True, subresources=subresources, scripts=bool(document.scripts))
     for line in _draw(out, predicted, others):
         logger.info("%s", line)
     return prediction

@@ -449,7 +449,8 @@ def screenshot_worst_pages(worst, pages: Sequence[Page], predictions: Sequence[P
                            render: RenderConfig, subresources) -> int:
     """Save a screenshot of each of the worst pages into a report's directory, for the report to link.
 
-    Each is the 1024x768 CSS px viewport of the page as the model saw it, the predicted main entity's box
+    Each is the 1024x768 CSS px viewport of the page as the model saw it (with its scripts on when it was
+    answered from its scripts-on rendering: ``answered_by == "scripts"``), the predicted main entity's box
     outlined in red, at :func:`mainentity.evaluation.report.screenshot_name` under ``out_dir``. A page that
     cannot be rendered is logged and goes without one.
 
@@ -475,6 +476,8 @@ def screenshot_worst_pages(worst, pages: Sequence[Page], predictions: Sequence[P
 
     by_key = {page_key(page): page for page in pages}
     boxes = {(p.site_id, p.path): p.bbox for p in predictions if p.bbox is not None}
+    # shown as read: with scripts on when javascript "auto" answered the page from that rendering
+    scripted = {(p.site_id, p.path) for p in predictions if p.answered_by == "scripts"}
     keys = [key for key in zip(worst["site_id"], worst["path"], strict=True) if key in by_key]
     n_saved = 0
     with Renderer(render_settings(render)) as renderer:
@@ -483,7 +486,7 @@ def screenshot_worst_pages(worst, pages: Sequence[Page], predictions: Sequence[P
             target.parent.mkdir(parents=True, exist_ok=True)
             try:
                 renderer.screenshot(by_key[key], target, full_page=False, boxes=[boxes[key]] if key in boxes else [],
-                                    subresources=subresources)
+                                    subresources=subresources, scripts=key in scripted)
                 n_saved += 1
             except RuntimeError as error:
                 logger.warning("%s/%s: no screenshot: %s", *key, " ".join(str(error).split())[:200])

@@ -524,3 +524,18 @@ def test_screenshot(renderer, tmp_path):
     path = tmp_path / "shot.png"
     renderer.screenshot(make_page("<h1>Shot</h1>"), path, boxes=[(8, 8, 100, 40)])
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_screenshot_runs_the_page_scripts_when_asked(renderer, tmp_path):
+    """A page whose kept rendering ran its scripts (javascript auto) is shown with them on: here they paint it."""
+    from PIL import Image
+
+    page = make_page("<p>x</p><script>document.body.style.background = 'rgb(0, 128, 0)'</script>")
+    colours = {}
+    for scripts in (False, True):
+        shot = tmp_path / f"scripts-{scripts}.png"
+        renderer.screenshot(page, shot, full_page=False, scripts=scripts)
+        with Image.open(shot) as image:
+            colours[scripts] = image.convert("RGB").getpixel((500, 400))
+    assert renderer.settings.javascript is not True  # its tabs run no scripts unless asked
+    assert colours == {False: (255, 255, 255), True: (0, 128, 0)}

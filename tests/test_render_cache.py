@@ -233,3 +233,42 @@ def test_a_subresource_requested_twice_keys_the_entry_as_once():
     once = [("http://s.test/a.css", "ab12"), ("", "dump holds subresources")]
     twice = [once[0], *once]
     assert cache_key(page, RenderSettings(), twice) == cache_key(page, RenderSettings(), once)
+
+
+def test_a_timed_out_second_rendering_is_noted_under_its_page_settings_and_subresources(tmp_path, monkeypatch):
+    """javascript auto: a scripts-on rendering that timed out is noted, so a warm run keeps the first rendering
+    with no Chromium; the note holds only for the same page, settings, timeout and subresources."""
+    import dataclasses
+
+    import mainentity.render.cache as render_cache
+
+    skeleton = Page("jobs", "job.htm", "http://jobs.test/job.htm",
+                    "<title>Careers</title><div id='app'>Loading...</div>"
+                    "<script id='__NEXT_DATA__' type='application/json'>{}</script><script>for(;;){}</script>")
+    loading = TextBlock("Loading...", "div", "html[0]/body[1]/div[0]", 16, 400, False, 8, 8, 80, 18)
+    css = "http://jobs.test/site.css"
+    first = RenderOutcome(skeleton, RenderedPage("Careers", (), (loading,)), "", ((css, ""),), 0, 1)  # not in a dump
+    auto = RenderSettings(javascript="auto", timeout_s=4)
+    on = RenderSettings(javascript=True, timeout_s=4)
+    cache = RenderCache(tmp_path)
+    cache.put(first, RenderSettings(javascript=False, timeout_s=4))
+    timed_out = RenderOutcome(skeleton, None, "jobs/job.htm: render failed after 1 attempt(s): timed out after 4 s",
+                              timed_out=True)
+    with pytest.raises(ValueError, match="not a timed-out rendering of job.htm"):
+        cache.put_scripts_timeout(first, dataclasses.replace(timed_out, timed_out=False), on)
+    assert cache.scripts_timeout(first, on) == ""
+    cache.put_scripts_timeout(first, timed_out, on)
+    assert cache.scripts_timeout(first, on) == timed_out.error
+    assert cache.get(skeleton, on) is None  # the note is no entry: javascript true renders the page
+    assert cache.scripts_timeout(first, dataclasses.replace(on, timeout_s=8)) == ""  # a longer timeout: again
+    assert cache.scripts_timeout(first, dataclasses.replace(on, viewport_width=800)) == ""
+    assert cache.scripts_timeout(dataclasses.replace(first, subresources=((css, "cd34"),)), on) == ""
+    changed = Page(skeleton.site_id, skeleton.path, skeleton.url, skeleton.html + "<p>new</p>")
+    assert cache.scripts_timeout(dataclasses.replace(first, page=changed), on) == ""
+    # a warm run: the first rendering from the cache, the note instead of a second rendering, no Chromium
+    monkeypatch.setattr(render_cache, "Renderer", None)  # any rendering would fail
+    (kept,) = render_pages([skeleton], auto, tmp_path)
+    assert kept.rendered == first.rendered and kept.scripts == "" and kept.error == ""
+    # another timeout: the note does not hold, the page is rendered again (here: fails for want of Chromium)
+    with pytest.raises(TypeError):
+        list(render_pages([skeleton], dataclasses.replace(auto, timeout_s=8), tmp_path))

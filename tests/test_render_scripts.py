@@ -12,7 +12,7 @@ import pytest
 
 from mainentity.config import config_from_dict
 from mainentity.records import Page, RenderedPage, TextBlock
-from mainentity.render import RenderCache, Renderer, RenderSettings, render_pages
+from mainentity.render import RenderCache, Renderer, RenderOutcome, RenderSettings, render_pages
 from mainentity.render.scripts import MAX_SKELETON_WORDS, unfinished_reason
 from mainentity.render.static import read_static
 
@@ -67,7 +67,7 @@ def test_javascript_auto_is_a_render_setting_and_a_config_value():
 
 
 @pytest.mark.browser
-def test_auto_renders_a_skeleton_again_with_scripts_and_keeps_the_rest(tmp_path):
+def test_auto_renders_a_skeleton_again_with_scripts_and_keeps_the_rest(tmp_path, monkeypatch):
     loops = skeleton_page(script="<script>while (true) {}</script>", path="loops.htm")
     pages = [skeleton_page(), loops, text_page()]
     settings = RenderSettings(javascript="auto", concurrency=2, timeout_s=10)
@@ -86,11 +86,22 @@ def test_auto_renders_a_skeleton_again_with_scripts_and_keeps_the_rest(tmp_path)
     assert first.scripts == "" and "Loading..." in [b.text for b in first.rendered.blocks]
     assert cache.get(pages[0], RenderSettings(javascript=True)).rendered == built.rendered
     assert cache.get(loops, RenderSettings(javascript=False)).rendered == outcomes["loops.htm"].rendered
-    assert cache.get(loops, RenderSettings(javascript=True)) is None  # timed out: not stored
+    assert cache.get(loops, RenderSettings(javascript=True)) is None  # timed out: no entry, but a note
+    first_loops = cache.get(loops, RenderSettings(javascript=False))
+    assert "timed out after 10 s" in cache.scripts_timeout(first_loops, RenderSettings(javascript=True, timeout_s=10))
     assert cache.get(pages[2], RenderSettings(javascript=True)) is None  # finished: rendered once
-    # a warm cache decides again from them and gives the same outcome as the cold one
-    warm = {o.page.path: o for o in render_pages([pages[0], pages[2]], settings, tmp_path)}
+    # a warm cache decides again from them and gives the same outcome as the cold one, and the looping
+    # page's scripts are not run again: its note stands for the second rendering
+    render = Renderer.render
+
+    def no_scripts(self, pages, subresources=None, *, scripts=False):
+        assert not scripts, "a second rendering was asked for"
+        return render(self, pages, subresources, scripts=scripts)
+
+    monkeypatch.setattr(Renderer, "render", no_scripts)
+    warm = {o.page.path: o for o in render_pages(pages, settings, tmp_path)}
     assert warm["job.htm"].scripts == built.scripts and warm["job.htm"].rendered == built.rendered
+    assert warm["loops.htm"] == outcomes["loops.htm"]
     assert warm["about.htm"] == outcomes["about.htm"]
 
 
@@ -108,14 +119,27 @@ def launches(monkeypatch):
 
 
 @pytest.mark.browser
-def test_the_second_rendering_runs_in_the_same_chromium(tmp_path, launches):
+def test_the_second_rendering_runs_in_the_same_chromium_and_closes_its_tabs(tmp_path, launches, monkeypatch):
     settings = RenderSettings(javascript="auto", concurrency=2, timeout_s=10)
+    closed, close_idle_tabs = [], Renderer.close_idle_tabs
+
+    def counted(self, scripts):
+        closed.append((scripts, n := close_idle_tabs(self, scripts)))
+        return n
+
+    monkeypatch.setattr(Renderer, "close_idle_tabs", counted)
     with Renderer(settings) as renderer:
         outcomes = {o.page.path: o for o in render_pages([skeleton_page(), text_page()], settings, tmp_path,
                                                          renderer=renderer)}
         assert outcomes["job.htm"].scripts.endswith("inline state")
         assert outcomes["job.htm"].rendered.title == "Harbour crane operator | Careers"
         assert outcomes["about.htm"].scripts == ""
+        # the scripts-on tab was closed once the second rendering was done; the scripts-off tabs stay open
+        assert closed == [(True, 1)]
+        assert renderer.close_idle_tabs(scripts=True) == 0 and renderer.close_idle_tabs(scripts=False) >= 1
+        # a later skeleton opens a scripts-on tab again
+        (again,) = render_pages([skeleton_page(path="job2.htm")], settings, tmp_path, renderer=renderer)
+        assert again.scripts.endswith("inline state")
     assert launches == [renderer]
 
 
@@ -188,3 +212,59 @@ def test_rows_say_which_pages_were_rendered_again_with_scripts_on(tmp_path):
     assert written[1].startswith("jobs,job.htm,https://jobs.northport.example/job.htm,Harbour crane operator,")
     written_by = {row["path"]: row["answered_by"] for row in csv.DictReader(written)}
     assert written_by == {"job.htm": "scripts", "about.htm": "rendered"}
+
+
+def test_a_worst_page_answered_from_its_scripts_on_rendering_is_shown_with_its_scripts_on(tmp_path, monkeypatch):
+    """The evaluation report's screenshots (runs.screenshot_worst_pages) show each page as it was read."""
+    import pandas as pd
+
+    from mainentity import runs
+    from mainentity.config import RenderConfig
+    from mainentity.records import Prediction
+
+    asked = {}
+    monkeypatch.setattr(Renderer, "start", lambda self: None)  # no Chromium: the screenshots are only asked for
+    monkeypatch.setattr(Renderer, "screenshot", lambda self, page, path, **kw: asked.update({page.path: kw["scripts"]}))
+    built, about = skeleton_page(), text_page()
+    predictions = [Prediction("jobs", "job.htm", built.url, "Harbour crane operator", answered_by="scripts"),
+                   Prediction("jobs", "about.htm", about.url, "About us", answered_by="rendered")]
+    worst = pd.DataFrame({"site_id": ["jobs", "jobs"], "path": ["job.htm", "about.htm"]})
+    render = RenderConfig(javascript="auto")
+    assert runs.screenshot_worst_pages(worst, [built, about], predictions, tmp_path, render, None) == 2
+    assert asked == {"job.htm": True, "about.htm": False}
+
+
+def test_the_annotation_app_shows_a_page_as_its_kept_rendering_read_it(tmp_path, monkeypatch):
+    """Under auto, the annotation app's screenshot of a page read from its scripts-on rendering (whose boxes
+    the app draws) is taken with the page's scripts on; the other pages' with them off. No Chromium: the
+    renderings come from the cache, and the screenshots are only asked for."""
+    import dataclasses
+
+    from mainentity.annotate.session import AnnotationSession
+    from mainentity.config import RenderConfig
+    from mainentity.pipeline import render_settings
+
+    site = tmp_path / "site"
+    site.mkdir()
+    for page in (skeleton_page(), text_page()):
+        (site / page.path).write_text(page.html, encoding="utf-8")
+    render = RenderConfig(javascript="auto", cache_dir=str(tmp_path / "cache"))
+    session = AnnotationSession(site, render=render)
+    cache, settings = RenderCache(render.cache_path()), render_settings(render)
+    built, about = session.page("job.htm"), session.page("about.htm")
+    skeleton = RenderedPage("Careers", (), (TextBlock("Loading...", "div", "html[0]/body[1]/div[1]/div[0]", 16, 400,
+                                                      False, 8, 30, 80, 18),))
+    h1 = TextBlock("Harbour crane operator", "h1", "html[0]/body[1]/div[1]/h1[0]", 32, 700, True, 8, 30, 300, 37,
+                   heading_level=1)
+    for page, keyed, rendered in ((built, False, skeleton), (built, True, RenderedPage("T", (), (h1,))),
+                                  (about, False, read_static(about))):
+        cache.put(RenderOutcome(page, rendered), dataclasses.replace(settings, javascript=keyed),
+                  session.subresources.for_page(page))
+    asked = {}
+    monkeypatch.setattr(Renderer, "start", lambda self: None)
+    monkeypatch.setattr(Renderer, "screenshot", lambda self, page, path, **kw: asked.update({page.path: kw["scripts"]}))
+    try:
+        session.screenshot("job.htm"), session.screenshot("about.htm")
+    finally:
+        session.close()
+    assert asked == {"job.htm": True, "about.htm": False}

@@ -209,6 +209,7 @@ class AnnotationSession:
         self.settings = render_settings(self.render)
         self._renderer = None
         self._rendered: dict[str, RenderedPage] = {}
+        self._scripted: set[str] = set()  # pages whose kept rendering ran their scripts (javascript "auto")
         self._screenshots_dir = Path(tempfile.mkdtemp(prefix="mainentity-annotate-"))
         self._screenshots: dict[str, Path] = {}
         self._lock = threading.Lock()
@@ -312,11 +313,14 @@ class AnnotationSession:
                                             renderer=self._session_renderer(), subresources=self.subresources))
                 if outcome.rendered is None:
                     raise RuntimeError(outcome.error)
+                if outcome.scripts:
+                    self._scripted.add(path)
                 self._rendered[path] = outcome.rendered
             return self._rendered[path]
 
     def screenshot(self, path: str) -> Path:
-        """A full-page PNG screenshot of the page (one pixel per CSS px), taken on first request.
+        """A full-page PNG screenshot of the page (one pixel per CSS px), taken on first request; with the
+        page's scripts on when its rendering (:meth:`rendered`, whose boxes the app draws) ran them.
 
         Raises
         ------
@@ -326,12 +330,15 @@ class AnnotationSession:
             If the page cannot be rendered.
         """
         page = self.page(path)
+        if self.settings.javascript == "auto":
+            self.rendered(path)  # which rendering auto keeps (known already when the app showed the page)
         with self._page_lock(path):
             if path not in self._screenshots:
                 file = self._screenshots_dir / f"{len(self._screenshots):06d}.png"
                 renderer = self._session_renderer()
                 renderer.start()
-                renderer.screenshot(page, file, full_page=True, subresources=self.subresources)
+                renderer.screenshot(page, file, full_page=True, subresources=self.subresources,
+                                    scripts=path in self._scripted)
                 self._screenshots[path] = file
             return self._screenshots[path]
 

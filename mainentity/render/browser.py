@@ -62,6 +62,7 @@ from mainentity.render.tab import (
     OverMemoryCap,
     Tab,
     TabFailure,
+    TimedOut,
     close_context,
     content_type,
     first_line,
@@ -443,6 +444,8 @@ class Renderer:
             outcome = await self._attempt_in_tab(page, files, scripts)
         except TabFailure as exc:
             await self._recover(browser, str(exc))
+            if isinstance(exc, TimedOut) and self._browser is not browser:
+                raise TabFailure(str(exc)) from exc  # Chromium was lost meanwhile: not the page's own doing
             raise
         self._n_launches_without_render = 0
         return outcome
@@ -460,7 +463,7 @@ class Renderer:
             healthy = True
             return outcome
         except asyncio.TimeoutError:
-            raise TabFailure(f"timed out after {self.settings.timeout_s:g} s") from None
+            raise TimedOut(f"timed out after {self.settings.timeout_s:g} s") from None
         except Exception as exc:
             if tab.crashed or (not isinstance(exc, TabFailure) and "crash" in str(exc).lower()):
                 tab.crashed = True
@@ -479,18 +482,20 @@ class Renderer:
         problem = markup_problem(page.html, self.settings.max_elements)
         if problem:
             return RenderOutcome(page, None, f"{page_label(page)}: {problem}")
-        reasons = []
+        reasons, timed_out = [], False
         for attempt in range(n_attempts):
             try:
                 return await self._attempt(page, files, scripts)
             except TabFailure as exc:
                 reasons.append(str(exc))
+                timed_out = isinstance(exc, TimedOut)
                 logger.info("%s: attempt %d failed: %s", page_label(page), attempt + 1, exc)
                 if isinstance(exc, OverMemoryCap):
                     break  # it would only grow as large again
         detail = reasons[-1] if len(set(reasons)) == 1 else "; ".join(reasons)
         return RenderOutcome(
-            page, None, f"{page_label(page)}: render failed after {len(reasons)} attempt(s): {detail}"
+            page, None, f"{page_label(page)}: render failed after {len(reasons)} attempt(s): {detail}",
+            timed_out=timed_out,
         )
 
     def render(
@@ -515,7 +520,8 @@ class Renderer:
             Render with the pages' scripts on whatever ``settings.javascript`` says: the second
             rendering of ``javascript: "auto"``, in tabs of their own in the same Chromium (same
             routing, memory cap and timeout), each page tried once (a page whose scripts loop would
-            only time out again; its tab is closed, which ends its renderer process).
+            only time out again; its tab is closed, which ends its renderer process). The tabs stay open
+            for the next pages until :meth:`close_idle_tabs`.
 
         Yields
         ------
@@ -562,6 +568,38 @@ class Renderer:
             for future in pending:
                 future.cancel()
 
+    def close_idle_tabs(self, scripts: bool) -> int:
+        """Close the idle tabs whose scripts run (``scripts``) or not, which ends their renderer processes.
+
+        :func:`~mainentity.render.cache.render_pages` closes the scripts-on tabs of ``javascript: "auto"``
+        once a chunk's second renderings are done: few pages need them, and a long crawl should not keep
+        one more renderer process per slot. Tabs in use are left alone; a closed tab's slot opens a new
+        one on its next use. Nothing happens when the renderer is not running.
+
+        Returns
+        -------
+        n_closed : int
+            Idle tabs closed.
+        """
+        if self._loop is None:
+            return 0
+        return self._call(self._close_idle_tabs(scripts))
+
+    async def _close_idle_tabs(self, scripts: bool) -> int:
+        pool = self._pools.get(scripts)
+        if pool is None:
+            return 0
+        idle = []
+        for _ in range(pool.qsize()):  # no await in between: every slot is seen once and given back empty
+            tab = pool.get_nowait()
+            pool.put_nowait(None)
+            if tab is not None and (tab.crashed or tab.page.is_closed() or tab.browser is not self._browser):
+                self._discard(tab)  # as _acquire would: crashed while idle, or a tab of a lost browser
+            elif tab is not None:
+                idle.append(tab)
+        await asyncio.gather(*(close_context(tab.context) for tab in idle))
+        return len(idle)
+
     async def _new_batch(self) -> None:
         """Let a batch relaunch a Chromium that an earlier batch gave up on (the cause may be gone)."""
         async with self._relaunching:
@@ -576,6 +614,7 @@ class Renderer:
         full_page: bool = True,
         boxes: Sequence[tuple[float, float, float, float]] = (),
         subresources: SubresourceSources | None = None,
+        scripts: bool = False,
     ) -> None:
         """Render one page and save a PNG screenshot of it, optionally with boxes drawn on top.
 
@@ -592,6 +631,10 @@ class Renderer:
             Rectangles in CSS px from the page top (as in :class:`TextBlock`), outlined in red.
         subresources : SubresourceSources, optional
             What serves the page's stylesheets, fonts and images (as for :meth:`render`).
+        scripts : bool
+            Run the page's scripts whatever ``settings.javascript`` says (as for :meth:`render`): pass
+            ``bool(outcome.scripts)`` of the page's :class:`RenderOutcome`, so that under
+            ``javascript: "auto"`` a page read from its scripts-on rendering is shown as it was read.
 
         Raises
         ------
@@ -602,17 +645,19 @@ class Renderer:
             raise RuntimeError("Renderer is not started; use `with Renderer(settings) as renderer:`")
         try:
             files = (subresources if subresources is not None else SubresourceSources()).for_page(page)
-            self._call(self._screenshot(page, files, os.fspath(path), full_page, [list(b) for b in boxes]))
+            shot = self._screenshot(page, files, os.fspath(path), full_page, [list(b) for b in boxes],
+                                    scripts or self.settings.javascript is True)
+            self._call(shot)
         except Exception as exc:
             raise RuntimeError(f"{page_label(page)}: screenshot failed: {exc}") from exc
 
     async def _screenshot(
-        self, page: Page, files: SubresourceSource | None, path: str, full_page: bool, boxes: list
+        self, page: Page, files: SubresourceSource | None, path: str, full_page: bool, boxes: list, scripts: bool
     ) -> None:
         problem = markup_problem(page.html, self.settings.max_elements)
         if problem:
             raise ValueError(problem)
-        tab = await self._acquire(self.settings.javascript is True)
+        tab = await self._acquire(scripts)
         try:
             await asyncio.wait_for(self._load(tab, page, files), self.settings.timeout_s)
             # The extraction un-hides a wholly hidden page (module docstring): show what it saw.

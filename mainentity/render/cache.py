@@ -25,6 +25,12 @@ rendering, for a page whose first looks unfinished, the key of ``javascript: tru
 second is rendered and kept (:func:`~mainentity.render.scripts.unfinished_reason`,
 :func:`~mainentity.render.scripts.shows_more`) is decided anew from them on every read, so a cold and a
 warm cache give the same outcome, and switching between ``false`` and ``auto`` renders nothing anew.
+A second rendering that timed out (scripts that loop or never settle) is remembered by a small *timeout
+note* (:meth:`RenderCache.put_scripts_timeout`), so a warm run keeps the first rendering without paying
+the timeout again. Its key is that of ``javascript: true`` over the subresources of the first rendering
+(what the page requests with its scripts off) and ``timeout_s``: a changed page, stylesheet, setting or
+timeout renders it again. Only these second renderings are remembered as failed: any other failure, and
+a scripts-on rendering that is not a second one (``javascript: true``), is tried again on the next run.
 
 After a Chromium upgrade, pages are rendered anew; the old entries stay until the directory is
 cleared.
@@ -264,7 +270,8 @@ class RenderCache:
     """A directory of rendered pages keyed by :func:`cache_key`.
 
     Entries live at ``<directory>/<key[:2]>/<key>.json.gz``, the request lists of pages rendered with
-    subresources at ``<directory>/<key[:2]>/<key>.requests.json`` (module docstring). Safe for several
+    subresources at ``<directory>/<key[:2]>/<key>.requests.json``, the timeout notes of second renderings
+    at ``<directory>/<key[:2]>/<key>.timed-out.json`` (module docstring). Safe for several
     processes: writes are atomic, and a corrupt or foreign entry reads as a miss.
 
     Parameters
@@ -326,6 +333,46 @@ class RenderCache:
         except (OSError, EOFError, ValueError) as exc:
             logger.warning("ignoring unreadable render cache entry %s: %s", path, exc)
             return None
+
+    def _timeout_note(self, first: RenderOutcome, settings: RenderSettings, files: SubresourceSource | None) -> Path:
+        """Where the timeout note of ``first.page`` rendered with ``settings`` is stored (module docstring)."""
+        requested = _with_dump_state(first.subresources, files) if settings.subresources else []
+        key = _key(_page_digest(first.page, settings), [*requested, ("", f"timed out after {settings.timeout_s!r} s")])
+        return self._file(key, ".timed-out.json")
+
+    def scripts_timeout(
+        self, first: RenderOutcome, settings: RenderSettings, files: SubresourceSource | None = None
+    ) -> str:
+        """Why the second (scripts-on) rendering of ``first.page`` failed, as stored by
+        :meth:`put_scripts_timeout` with these ``settings`` after the first rendering ``first``; ``""``
+        when no note is stored (or it is unreadable). ``files``: as for :meth:`path`."""
+        path = self._timeout_note(first, settings, files)
+        try:
+            return str(json.loads(path.read_bytes())["error"])
+        except FileNotFoundError:
+            return ""
+        except (ValueError, KeyError, TypeError) as exc:
+            logger.warning("ignoring unreadable render cache timeout note %s: %r", path, exc)
+            return ""
+
+    def put_scripts_timeout(
+        self, first: RenderOutcome, second: RenderOutcome, settings: RenderSettings,
+        files: SubresourceSource | None = None,
+    ) -> None:
+        """Remember that ``second``, the scripts-on rendering of ``first.page`` with ``settings``
+        (``javascript: true``) after its first rendering ``first``, timed out (module docstring).
+
+        Raises
+        ------
+        ValueError
+            If ``second`` did not time out (:attr:`RenderOutcome.timed_out`) or is of another page.
+        OSError
+            If the directory cannot be created or written.
+        """
+        if not second.timed_out or second.page != first.page:
+            raise ValueError(f"not a timed-out rendering of {first.page.path}: {second.error or 'rendered'}")
+        note = json.dumps({"format": CACHE_FORMAT, "error": second.error}, ensure_ascii=False).encode("utf-8")
+        self._write(self._timeout_note(first, settings, files), note)
 
     def put(self, outcome: RenderOutcome, settings: RenderSettings, files: SubresourceSource | None = None) -> None:
         """Store a page's rendering atomically (replacing any previous entry), under the key of the
@@ -422,14 +469,18 @@ def render_pages(
 
     Pages are taken ``chunk_size`` at a time: the chunk's cached pages are yielded first (in input
     order), then its misses are rendered by one :class:`Renderer` kept open for the whole call (in
-    order of completion) and stored. Failed pages are not cached, so a later run tries them again.
+    order of completion) and stored. Failed pages are not cached, so a later run tries them again
+    (except a second rendering that timed out, below).
     The subresources served and blocked per rendered page are logged at the end (INFO).
 
     With ``settings.javascript == "auto"``, the chunk's pages whose first rendering (cached or not)
     looks unfinished come last: each gets its scripts-on rendering from the cache (under the key of
     ``javascript: true``) or from the same renderer's scripts-on tabs (``Renderer.render(...,
     scripts=True)``: one attempt within ``settings.timeout_s``), and is yielded with it when it shows
-    more (``scripts`` says why), else with its first rendering (module docstring).
+    more (``scripts`` says why), else with its first rendering (module docstring). A second rendering
+    that timed out is noted in the cache, and not tried again while the note holds (module docstring).
+    The scripts-on tabs are closed once the chunk's second renderings are done
+    (:meth:`Renderer.close_idle_tabs`).
 
     A caller that renders many small batches (one page at a time, as :func:`mainentity.api.extract`
     does) passes its own ``renderer``: it is started on the first cache miss if it is not running and
@@ -489,6 +540,9 @@ def render_pages(
     def cached(page: Page, keyed: RenderSettings) -> RenderOutcome | None:
         return cache.get(page, keyed, subresources.for_page(page)) if cache is not None else None
 
+    def timed_out_before(first: RenderOutcome, keyed: RenderSettings) -> str:
+        return cache.scripts_timeout(first, keyed, subresources.for_page(first.page)) if cache is not None else ""
+
     def rendered(misses: list[Page], keyed: RenderSettings) -> Iterator[RenderOutcome]:
         """The renderings of ``misses`` with scripts on when ``keyed`` says so, each stored under its key."""
         nonlocal renderer, n_rendered, n_served, n_blocked
@@ -524,15 +578,23 @@ def render_pages(
             # javascript "auto": the second renderings, from the cache (under true's key) or Chromium
             scripts_on = _scripts_on(settings)
             seconds = {id(first): cached(first.page, scripts_on) for first, _ in unfinished}
-            again = [first.page for first, _ in unfinished if seconds[id(first)] is None]
-            fresh = {(o.page.site_id, o.page.path): o for o in rendered(again, scripts_on)} if again else {}
+            missing = [first for first, _ in unfinished if seconds[id(first)] is None]
+            again = [first for first in missing if not timed_out_before(first, scripts_on)]
+            fresh = {}
+            if again:
+                fresh = {(o.page.site_id, o.page.path): o for o in rendered([f.page for f in again], scripts_on)}
+                renderer.close_idle_tabs(scripts=True)  # few pages need them: no renderer process kept per slot
+            for first in again if cache is not None else ():
+                second = fresh.get((first.page.site_id, first.page.path))
+                if second is not None and second.timed_out:
+                    cache.put_scripts_timeout(first, second, scripts_on, subresources.for_page(first.page))
             kept = [
                 _kept(first, seconds[id(first)] or fresh.get((first.page.site_id, first.page.path)), reason)
                 for first, reason in unfinished
             ]
-            logger.info("%d of %d pages looked unfinished with scripts off, %d rendered again with scripts on, "
-                        "%d of those renderings kept", len(unfinished), len(chunk), len(again),
-                        sum(1 for o in kept if o.scripts))
+            logger.info("%d of %d pages looked unfinished with scripts off, %d rendered again with scripts on "
+                        "(%d not: timed out before), %d of those renderings kept", len(unfinished), len(chunk),
+                        len(again), len(missing) - len(again), sum(1 for o in kept if o.scripts))
             yield from kept
     finally:
         if n_rendered:

@@ -206,6 +206,10 @@ class RenderOutcome:
         with ``javascript: "auto"``, why its first rendering looked unfinished when it was rendered
         again with scripts on and that rendering was kept
         (:func:`mainentity.render.scripts.unfinished_reason`).
+    timed_out : bool
+        Whether the page failed because its last attempt ran past ``timeout_s`` in a Chromium that was not
+        lost meanwhile (:class:`mainentity.render.tab.TimedOut`); the render cache remembers this of a
+        second, scripts-on rendering (:func:`mainentity.render.cache.render_pages`).
     """
 
     page: Page
@@ -215,6 +219,7 @@ class RenderOutcome:
     n_subresources_served: int = 0
     n_subresources_blocked: int = 0
     scripts: str = ""
+    timed_out: bool = False
 
 
 def page_label(page: Page) -> str:

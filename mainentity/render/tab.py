@@ -80,6 +80,11 @@ class OverMemoryCap(TabFailure):
     """The tab's renderer was killed for going past the memory cap: the page is not retried."""
 
 
+class TimedOut(TabFailure):
+    """The page was not ready, or its blocks not read, within ``RenderSettings.timeout_s`` in a Chromium
+    that was not lost meanwhile: its scripts loop or never settle (or the machine was too busy)."""
+
+
 async def lost_reason(browser) -> str:
     """Why ``browser`` (a Playwright ``Browser``) is gone, or ``""`` when it still answers.
 
