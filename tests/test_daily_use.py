@@ -505,8 +505,11 @@ def test_ctrl_c_while_rendering_stops_at_once_in_one_line_and_keeps_the_rows(tmp
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
     command = [sys.executable, "-m", "mainentity", "predict", str(tmp_path / "dataset"), "-o", str(out),
                "--render", "always"]
+    # its own process group, as a shell gives a command, with Ctrl-C's default action even when this suite
+    # runs in a background job (whose children inherit SIGINT ignored, and Python then never raises it)
     process = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               start_new_session=True)  # its own process group, as a shell gives a command
+                               start_new_session=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 300
         while process.poll() is None and time.monotonic() < deadline and (
