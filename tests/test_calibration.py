@@ -81,3 +81,14 @@ def test_a_base_rate_moves_the_intercept_from_the_given_share_of_right_answers_t
     assert corrected.constant_ == 0.99
     with pytest.raises(ValueError, match=r"base_rate must be in \(0, 1\); got 1.0"):
         DoubtCalibrator().fit(signals, correct, base_rate=1.0)
+
+
+def test_an_answers_probability_does_not_depend_on_the_answers_scored_with_it():
+    """The same bits for a page's answer whether its site is scored whole or in shards of a few pages."""
+    rng = np.random.default_rng(0)
+    signals = rng.normal(size=(3000, 12))
+    correct = (signals[:, 0] + rng.normal(size=3000) > 0).astype(int)
+    calibrator = DoubtCalibrator().fit(signals, correct)
+    whole = calibrator.predict_proba(signals)
+    in_threes = np.concatenate([calibrator.predict_proba(signals[start:start + 3]) for start in range(0, 3000, 3)])
+    np.testing.assert_array_equal(in_threes, whole)

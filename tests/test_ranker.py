@@ -141,3 +141,15 @@ def test_calibrator_keeps_the_lowest_step_when_scores_do_not_separate_answers():
         calibrator = AnswerCalibrator().fit(scores, correct)
         assert calibrator.tail_slope_ == 0.0
         assert calibrator.predict_proba([-50.0])[0] == calibrator.predict_proba([1.0])[0]
+
+
+@pytest.mark.parametrize("method", ["linear", "both"])
+def test_a_candidates_score_does_not_depend_on_the_rows_scored_with_it(method):
+    """A site scored whole in one process or in shards of a few pages on a cluster gives the same bits
+    (a BLAS product's blocking depends on the number of rows; the ranker sums each row on its own)."""
+    X, y, groups = ranking_data(0, n_pages=40, n_candidates=30)
+    X = np.hstack([X, np.random.default_rng(1).normal(size=(len(X), 39))])  # 42 features, as the general model
+    ranker = CandidateRanker(method, max_iter=20, min_samples_leaf=5, random_state=0).fit(X, y, groups)
+    whole = ranker.decision_function(X)
+    in_threes = np.concatenate([ranker.decision_function(X[start:start + 3]) for start in range(0, len(X), 3)])
+    np.testing.assert_array_equal(in_threes, whole)

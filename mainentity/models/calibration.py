@@ -14,10 +14,13 @@ recogniser's counterfactual ones), it takes the real share as ``base_rate`` and 
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import expit
 from sklearn.base import BaseEstimator
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.validation import check_array, check_is_fitted
+
+from mainentity.models.linear import rowwise_log_odds
 
 
 class DoubtCalibrator(BaseEstimator):
@@ -110,7 +113,7 @@ class DoubtCalibrator(BaseEstimator):
                              f"{self.n_features_in_}")
         if self.model_ is None or len(signals) == 0:
             return np.full(len(signals), self.constant_)
-        return self.model_.predict_proba(self.scaler_.transform(signals))[:, 1]
+        return expit(rowwise_log_odds(self.model_, self.scaler_.transform(signals)))  # same bits in any batch
 
 
 def _logit(p: float) -> float:

@@ -42,6 +42,8 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils.validation import check_array, check_is_fitted
 from threadpoolctl import ThreadpoolController
 
+from mainentity.models.linear import rowwise_log_odds
+
 #: Learners of :class:`CandidateRanker`.
 RANKER_METHODS = ("gbm", "linear", "both")
 
@@ -249,9 +251,17 @@ class CandidateRanker(BaseEstimator):
         # machine its threads spin against the other processes (16x the CPU time measured on 2 cores)
         with _thread_pools().limit(limits=1, user_api="openmp"):
             return np.concatenate([
-                np.sum([np.asarray(estimator.decision_function(X[start:start + SCORED_ROWS]), dtype=float)
-                        for estimator in self.estimators_], axis=0)
+                np.sum([_log_odds(estimator, X[start:start + SCORED_ROWS]) for estimator in self.estimators_], axis=0)
                 for start in range(0, len(X), SCORED_ROWS)])
+
+
+def _log_odds(estimator, X: np.ndarray) -> np.ndarray:
+    """``estimator.decision_function(X)`` of shape (n_rows,); for the linear pipeline each row's dot product
+    summed on its own (:func:`~mainentity.models.linear.rowwise_log_odds`), so a candidate's score does not
+    depend on the other rows scored with it (a site scored whole or in shards)."""
+    if isinstance(estimator, HistGradientBoostingClassifier):
+        return np.asarray(estimator.decision_function(X), dtype=float)  # tree sums: row by row already
+    return rowwise_log_odds(estimator[-1], estimator[:-1].transform(X))
 
 
 #: Candidates scored per call of the estimators: the boosted trees walk all the rows once per tree, and
