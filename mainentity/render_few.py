@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from mainentity.records import Document, Page, Prediction, RenderedPage
 from mainentity.slot_transfer import transfer_site
+from mainentity.text import counted
 
 logger = logging.getLogger(__name__)
 
@@ -128,7 +129,8 @@ def _static_answers(
         try:
             documents.append(Document(page, read_static(page)))
         except ValueError as error:
-            logger.info("%s/%s is rendered: %s", page.site_id, page.path, error)
+            label = f"{page.site_id}/{page.path}"
+            logger.info("%s is rendered: %s", label, str(error).removeprefix(f"{label}: "))  # named once
     if not documents:
         return {}
     return {(p.site_id, p.path): p.answered("static") for p in predict_static(documents)
@@ -180,8 +182,8 @@ def answer_pages(
             for page in site_pages:
                 key = (page.site_id, page.path)
                 yield static[key] if key in static else rendered[key].answered("rendered")
-        logger.info("%d pages of small sites: %d answered statically, %d rendered", len(small), len(static),
-                    len(to_render))
+        logger.info("%s of small sites: %d answered statically, %d rendered", counted(len(small), "page"),
+                    len(static), len(to_render))
     for site_pages in sites.values():
         if len(site_pages) < settings.min_site_pages:
             continue

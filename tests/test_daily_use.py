@@ -453,6 +453,19 @@ def test_a_file_where_a_directory_must_be_is_refused_before_the_model_loads(tmp_
     monkeypatch.setenv("MAINENTITY_CACHE_DIR", str(afile / "render"))
     assert cli.main(["evaluate", str(SAMPLE_SHOP)]) == 2
     assert f"(MAINENTITY_CACHE_DIR or the default) {afile / 'render'} cannot be a directory" in caplog.text
+    # the commands whose -o is a report directory or a file, found by the fresh-clone review (tracebacks)
+    manifest = str(SAMPLE_SHOP / "sites" / "sample-shop" / "manifest.jsonl")
+    page = str(next((SAMPLE_SHOP / "sites" / "sample-shop" / "pages" / "p").glob("*.html")))
+    monkeypatch.delenv("MAINENTITY_CACHE_DIR")
+    for command, output in ((["evaluate", str(SAMPLE_SHOP)], afile), (["evaluate", str(SAMPLE_SHOP)], afile / "x"),
+                            (["agreement", manifest, manifest], afile), (["explain", page], afile / "x.png"),
+                            (["clean", str(SAMPLE_SHOP), "--method", "sst"], afile / "x.md")):
+        caplog.clear()
+        assert cli.main([*command, "-o", str(output)]) == 2, command
+        assert f"output {output} cannot be written: {afile} is a file, not a directory" in caplog.text, command
+    caplog.clear()
+    assert cli.main(["explain", page, "-o", str(tmp_path)]) == 2
+    assert f"output {tmp_path} exists and is a directory; give a file name" in caplog.text
 
 
 def test_render_always_is_refused_for_the_static_model(tmp_path, caplog, monkeypatch):
