@@ -373,6 +373,20 @@ def test_read_dataset_plain_site_dump_and_errors(tmp_path):
         read_dataset(tmp_path / "bare")
 
 
+def test_site_folders_not_under_sites_are_read_as_one_site_with_a_warning(tmp_path):
+    for site in ("shop-a", "shop-b"):
+        write(tmp_path / "crawl" / site / "a.html", "<h1>A</h1>")
+        write(tmp_path / "crawl" / site / "manifest.jsonl", json.dumps({"path": "a.html", "url": f"https://{site}/a"}))
+    with pytest.warns(UserWarning, match=r"read as one site, but shop-a, shop-b hold their own manifest.jsonl: "
+                                         r"to read them as sites, put them under .*crawl/sites"):
+        (dump,) = read_dataset(tmp_path / "crawl")
+    assert dump.site_id == "crawl" and len(dump.pages) == 2
+    (tmp_path / "crawl" / "sites").mkdir()
+    for site in ("shop-a", "shop-b"):
+        (tmp_path / "crawl" / site).rename(tmp_path / "crawl" / "sites" / site)
+    assert [dump.site_id for dump in read_dataset(tmp_path / "crawl")] == ["shop-a", "shop-b"]
+
+
 # --- label_in_page ----------------------------------------------------------------------------------
 
 

@@ -479,6 +479,13 @@ def read_dataset(
             raise ValueError(
                 f"dataset {str(dataset_dir)!r} has no sites/ directory, no {MANIFEST_NAME} and no HTML files"
             )
+        if not (dataset_dir / MANIFEST_NAME).is_file() and (nested := sorted(
+                p.parent.name for p in dataset_dir.glob(f"*/{MANIFEST_NAME}") if not p.parent.name.startswith("."))):
+            # read as one site, their manifests (URLs, labels) unread: say so, and how to make them sites
+            holds = "holds its" if len(nested) == 1 else "hold their"
+            warnings.warn(f"dataset {str(dataset_dir)!r} is read as one site, but {', '.join(nested[:3])}"
+                          f"{' ...' if len(nested) > 3 else ''} {holds} own {MANIFEST_NAME}: to read them as sites, "
+                          f"put them under {str(sites)!r}", stacklevel=2)
         return [read_site_dump(dataset_dir, base_url=base_url, max_pages=max_pages_per_site)]
     dumps = []
     for site_dir in sorted(p for p in sites.iterdir() if p.is_dir() and not p.name.startswith(".")):
