@@ -272,8 +272,9 @@ def explain(
         predicted = Candidate(prediction.main_entity, prediction.score, prediction.bbox)
         candidates = [c for c in candidates if c.box != tuple(prediction.bbox)]
     else:
-        logger.warning("%s/%s: the prediction has no box (%s); drawing only the candidates", page.site_id,
-                       page.path, prediction.error or "the recogniser does not locate its answer")
+        logger.warning("%s/%s: the answer %r has no box (%s); drawing only the candidates", page.site_id, page.path,
+                       prediction.main_entity, prediction.error or "it is not a text block of the page: a <title> or "
+                       "meta-title segment, or a recogniser that does not locate its answer")
     others = candidates[: top_k - 1 if predicted is not None else top_k]
 
     out = Path(output)
