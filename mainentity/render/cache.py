@@ -599,9 +599,9 @@ def render_pages(
     finally:
         if n_rendered:
             logger.info(
-                "rendered %s in Chromium: %.1f subresources served from the dump and %.1f requests "
-                "blocked per page", counted(n_rendered, "page"), n_served / max(n_rendered, 1),
-                n_blocked / max(n_rendered, 1)
+                "%s in Chromium (a page rendered again with scripts on counts twice): %.1f subresources "
+                "served from the dump and %.1f requests blocked per rendering", counted(n_rendered, "rendering"),
+                n_served / max(n_rendered, 1), n_blocked / max(n_rendered, 1)
             )
         if owned and renderer is not None:
             renderer.close()
