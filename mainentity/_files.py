@@ -88,3 +88,31 @@ def file_in_the_way(directory: str | os.PathLike) -> Path | None:
         if place.exists():
             return None if place.is_dir() else place
     return None
+
+
+def check_writable(output: str | os.PathLike, *, directory: bool = False, wanted: str = "a file name") -> None:
+    """Refuse an output path that cannot be written before any slow work: a file (``directory=False``)
+    where a directory stands, or a path under an existing file (:func:`file_in_the_way`).
+
+    Parameters
+    ----------
+    output : str or path-like
+        A file to write, or a directory to write into (``directory=True``).
+    wanted : str
+        What to give instead of a directory, for the message (e.g. "a .jsonl or .csv file").
+
+    Raises
+    ------
+    ValueError
+        Naming the output and what is in the way.
+
+    >>> check_writable(__file__, directory=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: output ... cannot be written: ... is a file, not a directory
+    """
+    output = Path(output)
+    if not directory and output.is_dir():
+        raise ValueError(f"output {output} exists and is not a file (a directory); give {wanted}")
+    if (blocker := file_in_the_way(output if directory else output.parent)) is not None:
+        raise ValueError(f"output {output} cannot be written: {blocker} is a file, not a directory")

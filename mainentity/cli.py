@@ -13,7 +13,6 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from mainentity._version import __version__
 from mainentity.text import counted
@@ -329,24 +328,6 @@ def _check_paths(paths: Sequence[str], what: str) -> None:
 OUTPUT_KINDS = {"evaluate": "directory", "agreement": "directory", "explain": "file", "clean": "file"}
 
 
-def _check_output(output: Path, kind: str) -> None:
-    """Refuse an ``-o`` that cannot be written as ``kind`` ("directory" or "file") because a file stands
-    where a directory must be (or a directory where the file must be), before anything loads.
-
-    Raises
-    ------
-    ValueError
-        Naming the output and what is in the way.
-    """
-    from mainentity._files import file_in_the_way
-
-    if kind == "file" and output.is_dir():
-        raise ValueError(f"output {output} exists and is a directory; give a file name")
-    directory = output if kind == "directory" else output.parent
-    if (blocker := file_in_the_way(directory)) is not None:
-        raise ValueError(f"output {output} cannot be written: {blocker} is a file, not a directory")
-
-
 def _check_arguments(args: argparse.Namespace):
     """Refuse missing files, wrong output names and bad configs before any model or input loads.
 
@@ -365,7 +346,9 @@ def _check_arguments(args: argparse.Namespace):
                      else f"the render cache ({CACHE_DIR_ENV} or the default)")
             raise ValueError(f"{given} {cache_dir} cannot be a directory: {blocker} is a file")
     if args.command in OUTPUT_KINDS and args.output is not None:
-        _check_output(Path(args.output), OUTPUT_KINDS[args.command])
+        from mainentity._files import check_writable
+
+        check_writable(args.output, directory=OUTPUT_KINDS[args.command] == "directory")
     if args.command == "train":
         from mainentity.config import load_config
 

@@ -14,7 +14,7 @@ import os
 import sys
 from pathlib import Path
 
-from mainentity._files import file_in_the_way
+from mainentity._files import check_writable
 from mainentity.records import Prediction
 
 #: Columns of a prediction row, in order.
@@ -214,10 +214,7 @@ def check_output_path(path: str | Path) -> None:
     path = Path(path)
     if path.suffix.lower() not in (".jsonl", ".csv"):
         raise ValueError(f"output {path} must end in .jsonl or .csv (or be -, standard output); got {path.suffix!r}")
-    if path.is_dir():
-        raise ValueError(f"output {path} exists and is not a file (a directory); give a .jsonl or .csv file")
-    if (blocker := file_in_the_way(path.parent)) is not None:
-        raise ValueError(f"output {path} cannot be written: {blocker} is a file, not a directory")
+    check_writable(path, wanted="a .jsonl or .csv file")
 
 
 def model_sidecar(path: str | Path) -> Path:

@@ -465,7 +465,7 @@ def test_a_file_where_a_directory_must_be_is_refused_before_the_model_loads(tmp_
         assert f"output {output} cannot be written: {afile} is a file, not a directory" in caplog.text, command
     caplog.clear()
     assert cli.main(["explain", page, "-o", str(tmp_path)]) == 2
-    assert f"output {tmp_path} exists and is a directory; give a file name" in caplog.text
+    assert f"output {tmp_path} exists and is not a file (a directory); give a file name" in caplog.text
 
 
 def test_render_always_is_refused_for_the_static_model(tmp_path, caplog, monkeypatch):
