@@ -117,6 +117,24 @@ def test_no_slot_answer_when_the_slot_is_empty_restyled_or_out_of_the_title():
     assert locate(locator, two.rendered) == "Tin cup 6"
 
 
+def test_a_slot_text_that_titles_naming_the_page_do_not_hold_is_refused():
+    """Titles vary (one generic), so a slot answer need not be in the title; but a page whose title names
+    its product and whose slot says something else ("Sold out") is rendered."""
+    sample = [product(0), product(1, title="Shop"), product(2, title="Buy Tin cup 2 online | Shop")]
+    locator = fit(sample)["t"]
+    assert not locator.in_title and locator.title_boilerplate == frozenset({"shop", "buy", "online"})
+    sold_out = product(5, name="Sold out", title="Tin cup 5 | Shop")
+    assert apply_locator(locator, sold_out.page, sold_out.rendered) is None
+    # a generic title says nothing of the page: the slot is trusted, as on the sample's second page
+    for title in ("Shop", "Buy online | Shop"):
+        generic = product(5, name="Sold out", title=title)
+        assert apply_locator(locator, generic.page, generic.rendered).main_entity == "Sold out"
+    # titles that do not name their pages (most sampled answers share no word with them): no such check
+    unrelated = fit([product(i, title=f"Item {'xyz'[i]} | Shop") for i in range(3)])["t"]
+    assert unrelated.title_boilerplate is None
+    assert apply_locator(unrelated, sold_out.page, sold_out.rendered).main_entity == "Sold out"
+
+
 def test_no_locator_on_an_unconfident_sample_or_a_slot_that_does_not_reproduce_it():
     documents = [product(0), product(1), product(2)]
     assert fit(documents, score=0.4) == {}
@@ -257,6 +275,26 @@ def test_a_page_whose_slot_is_empty_is_rendered(general_model, shop_documents, r
     locator = result.locators[result.templates[0].key]
     assert apply_locator(locator, emptied, static_of(renderer_of(shop_documents, general_model,
                                                                  render_cache_dir))(emptied)) is None
+
+
+@pytest.mark.browser
+def test_a_product_whose_name_slot_says_sold_out_is_rendered(general_model, shop_documents, render_cache_dir):
+    """The page's ``<title>`` still names the product; its heading slot says "Sold out" (a fresh-clone
+    reviewer's page): read through the slot, the answer would be "Sold out"; rendered, it is the product."""
+    pages = [p for p in shop_pages() if p.path.startswith("pages/p/")]
+    baseline = transfer(pages, general_model, shop_documents, render_cache_dir)
+    target = next(p for p in pages if (p.site_id, p.path) not in baseline.rendered
+                  and f"<h1>{html.escape(p.main_entity[0])}</h1>" in p.html
+                  and f"<title>{html.escape(p.main_entity[0])} |" in p.html)
+    sold_out = dataclasses.replace(target, html=target.html.replace(
+        f"<h1>{html.escape(target.main_entity[0])}</h1>", "<h1>Sold out</h1>"))
+    changed = [sold_out if p.path == target.path else p for p in pages]
+    result = transfer(changed, general_model, shop_documents, render_cache_dir)
+    assert (target.site_id, target.path) in result.rendered
+    assert len(result.rendered) == len(baseline.rendered) + 1  # that page only
+    (answer,) = [p for p in result.predictions if p.path == target.path]
+    # rendered with the few other rendered pages as its site, the page answers its whole <title>
+    assert answer.main_entity.startswith(target.main_entity[0]), answer.main_entity
 
 
 @pytest.mark.browser

@@ -11,7 +11,12 @@ and the locator, applied to each sampled page's static reading, gives exactly th
 :func:`apply_locator` reads another page of the template: the candidates of its static reading (the
 same kinds as :func:`mainentity.features.candidates.page_candidates`) that a slot locator selects must
 hold exactly one distinct text, carrying the slot's style, and appear in the page's titles when every
-sampled answer did; otherwise there is no slot answer and the page must be rendered.
+sampled answer did; otherwise there is no slot answer and the page must be rendered. On a template whose
+titles name their pages (most sampled answers share a word with their page's titles), a text that shares
+no word with a title that names its page is refused too: a product page whose heading slot says "Sold out"
+while its ``<title>`` names the product. A title names its page when it holds a word that the sampled
+titles carry only as part of their answers (:attr:`TemplateLocator.title_boilerplate`: the site's name,
+"Buy", a category are not such words), so a generic title ("Harbor Lane Goods") refuses nothing.
 
 The score of a slot answer is the lowest calibrated score of the template's sampled answers (each is
 the probability that the rendered answer is right, and the locator reproduced all of them) times the
@@ -30,9 +35,9 @@ from collections import defaultdict
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
-from mainentity.features.candidates import page_candidates, page_title_segments, title_segment_candidates
+from mainentity.features.candidates import page_candidates, page_title_segments, title_segment_candidates, title_strings
 from mainentity.records import Document, Page, Prediction, RenderedPage, TextBlock
-from mainentity.text import normalize_text
+from mainentity.text import normalize_text, term_set
 
 #: Calibrated score under which a sampled answer is not confident enough to build a locator on.
 MIN_SCORE = 0.5
@@ -126,6 +131,11 @@ class TemplateLocator:
     agreement : float
         Estimated share of the template's pages on which the locator gives the rendered answer
         (:func:`leave_one_out_agreement`).
+    title_boilerplate : frozenset of str or None
+        The words the sampled pages' titles hold beside their answers' words (the site's name, "Buy", a
+        category); a page title with any other word names its page, and a slot answer must then share a
+        word with the page's titles. ``None`` when fewer than half of the sampled answers share a word
+        with their page's titles (the template's titles do not name its pages: no such check).
     """
 
     template: Hashable
@@ -134,6 +144,7 @@ class TemplateLocator:
     in_title: bool
     n_pages: int
     agreement: float = 1.0
+    title_boilerplate: frozenset[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -191,6 +202,27 @@ def _in_titles(text: str, static: RenderedPage) -> bool:
     return normalize_text(text) in {normalize_text(segment) for segment in page_title_segments(static)}
 
 
+def _title_terms(static: RenderedPage) -> frozenset[str]:
+    """The words of a page's titles (``<title>`` and meta titles)."""
+    return frozenset().union(*map(term_set, title_strings(static)))
+
+
+def _title_boilerplate(answers: Sequence[str], statics: Sequence[RenderedPage]) -> frozenset[str] | None:
+    """:attr:`TemplateLocator.title_boilerplate` of sampled answers and their pages' static readings.
+
+    >>> pages = [RenderedPage(f"{name} | Harbor Lane Goods", (), ()) for name in ("Tin Cup", "Oak Board")]
+    >>> sorted(_title_boilerplate(["Tin Cup", "Oak Board"], pages))
+    ['goods', 'harbor', 'lane']
+    >>> _title_boilerplate(["Tin Cup", "Oak Board"], [RenderedPage("Shop", (), ())] * 2) is None
+    True
+    """
+    titles = [_title_terms(static) for static in statics]
+    words = [term_set(answer) for answer in answers]
+    if 2 * sum(not title.isdisjoint(answer) for title, answer in zip(titles, words, strict=True)) < len(answers):
+        return None
+    return frozenset().union(*(title - answer for title, answer in zip(titles, words, strict=True)))
+
+
 def _slot_locator(answers: Sequence[TextBlock]) -> SlotLocator:
     """The locator of the static answers of one slot shape (same kind, tag and path tags)."""
     first = answers[0]
@@ -205,13 +237,18 @@ def _slot_locator(answers: Sequence[TextBlock]) -> SlotLocator:
 
 def locate(locator: TemplateLocator, static: RenderedPage) -> str | None:
     """The one text a template locator selects in a static reading, or ``None`` (nothing, several
-    distinct texts, an empty text, or not in the titles when it must be).
+    distinct texts, an empty text, not in the titles when it must be, or no word of titles that name
+    the page: :attr:`TemplateLocator.title_boilerplate`).
 
     >>> h1 = TextBlock("Tin Cup", "h1", "html[0]/body[1]/h1[0]", 32.0, 700, True, 0, 0, 9, 9, heading_level=1)
     >>> slot = SlotLocator("block", (("html", 0), ("body", 1), ("h1", 0)), "h1", 1, 32.0, 700, 3)
     >>> locator = TemplateLocator(("s", "a.html"), (slot,), 0.9, True, 3)
     >>> locate(locator, RenderedPage("Tin Cup | Shop", (), (h1,))), locate(locator, RenderedPage("Shop", (), (h1,)))
     ('Tin Cup', None)
+    >>> sold_out = TextBlock("Sold out", "h1", "html[0]/body[1]/h1[0]", 32.0, 700, True, 0, 0, 9, 9, heading_level=1)
+    >>> locator = TemplateLocator(("s", "a.html"), (slot,), 0.9, False, 3, title_boilerplate=frozenset({"shop"}))
+    >>> [locate(locator, RenderedPage(title, (), (sold_out,))) for title in ("Tin Cup | Shop", "Shop")]
+    [None, 'Sold out']
     """
     texts = {candidate.text for candidate in static_candidates(static)
              if any(slot.selects(candidate) for slot in locator.slots)}
@@ -220,6 +257,10 @@ def locate(locator: TemplateLocator, static: RenderedPage) -> str | None:
     text = texts.pop()
     if not normalize_text(text) or (locator.in_title and not _in_titles(text, static)):
         return None
+    if locator.title_boilerplate is not None:
+        title = _title_terms(static)
+        if title - locator.title_boilerplate and title.isdisjoint(term_set(text)):
+            return None
     return text
 
 
@@ -247,7 +288,8 @@ def _locator(template: Hashable, answers: Sequence[TextBlock], predictions: Sequ
     slots = tuple(sorted((_slot_locator(group) for group in groups.values()), key=lambda s: -s.n_pages))
     in_title = all(_in_titles(p.main_entity, static) for p, static in zip(predictions, statics, strict=True))
     score = min(p.score for p in predictions) * agreement
-    return TemplateLocator(template, slots, score, in_title, len(answers), agreement)
+    return TemplateLocator(template, slots, score, in_title, len(answers), agreement,
+                           _title_boilerplate([p.main_entity for p in predictions], statics))
 
 
 def leave_one_out_agreement(template: Hashable, answers: Sequence[TextBlock], predictions: Sequence[Prediction],
@@ -353,8 +395,9 @@ def apply_locator(locator: TemplateLocator, page: Page, static: RenderedPage) ->
     -------
     answer : SlotAnswer or None
         ``None`` when the locator finds nothing, several texts, an empty text, a text without the
-        slot's style or, when every sampled answer was in its page's titles, one that is not: the page
-        must be rendered.
+        slot's style, when every sampled answer was in its page's titles one that is not, or one that
+        shares no word with titles that name the page (:attr:`TemplateLocator.title_boilerplate`): the
+        page must be rendered.
     """
     text = locate(locator, static)
     if text is None:
