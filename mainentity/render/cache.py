@@ -433,12 +433,6 @@ def release_renderers() -> None:
         renderer.close()
 
 
-def _scripts_on(settings: RenderSettings) -> RenderSettings:
-    """The settings of the second rendering of ``javascript: "auto"`` (scripts on), under whose cache
-    key it is stored: the key of ``javascript: true``."""
-    return dataclasses.replace(settings, javascript=True)
-
-
 def _unfinished(outcome: RenderOutcome, settings: RenderSettings) -> str:
     """Why ``outcome`` (a first, scripts-off rendering) is rendered again with scripts on under
     ``settings``: :func:`~mainentity.render.scripts.unfinished_reason` with ``javascript: "auto"``,
@@ -576,7 +570,7 @@ def render_pages(
             if not unfinished:
                 continue
             # javascript "auto": the second renderings, from the cache (under true's key) or Chromium
-            scripts_on = _scripts_on(settings)
+            scripts_on = dataclasses.replace(settings, javascript=True)  # cached under javascript: true's key
             seconds = {id(first): cached(first.page, scripts_on) for first, _ in unfinished}
             missing = [first for first, _ in unfinished if seconds[id(first)] is None]
             again = [first for first in missing if not timed_out_before(first, scripts_on)]
