@@ -195,8 +195,9 @@ class Model:
             with an ``n_top`` parameter lists ``top_k``; the others' lists are cut to ``top_k``.
         link_anchors : bool, default True
             Replace each page's ``anchors`` by the anchor texts of the links that point to it from the
-            other pages of its site in this call (what ``mainentity predict`` does within a site dump).
-            ``False`` keeps the ``anchors`` the pages carry.
+            other pages of its site in this call, and its ``home_link_texts`` by its own links to its
+            site's home page (what ``mainentity predict`` does within a site dump). ``False`` keeps the
+            ``anchors`` and ``home_link_texts`` the pages carry.
         subresources : SubresourceSources, optional
             What serves each site's stylesheets, fonts and images (default: the dump's, when ``pages``
             is a SiteDump; else only a page whose URL is its file's ``file://`` URI finds the files of

@@ -108,7 +108,7 @@ def load_pages(
         sources.update(warc_input.subresources)
     for site in sites:
         graph = link_graph(site.pages, url_pattern=anchor_url_pattern)
-        pages.extend(replace(page, anchors=graph.anchors[page.path]) for page in site.pages)
+        pages.extend(graph.with_links(page) for page in site.pages)
         failures.extend(site.failures)
         coverage.append(graph.coverage)
     log_anchor_coverage(coverage, configurable=configurable)
@@ -142,8 +142,8 @@ def read_page_file(
     Inside a site dump (a ``manifest.jsonl`` at most four directories up) the page gets its site id, path,
     manifest URL and incoming anchor texts, as ``predict`` gives them over the whole dump (a file the
     manifest does not list keeps the dump's site id and its path in the dump); a lone file is a page of
-    the site its folder names, with its ``<base href>`` or file URI and no anchors (its folder then serves
-    its stylesheets and images).
+    the site its folder names, with its ``<base href>`` or file URI, no anchors and its own links home
+    (:func:`mainentity.linkgraph.link_graph`; its folder then serves its stylesheets and images).
 
     Raises
     ------
@@ -175,7 +175,13 @@ def read_page_file(
     except (OSError, ValueError) as error:
         raise PageFileError(PageFailure(site_id, relative, str(error)), str(error)) from error
     page = Page(site_id, relative, url or page_url(html, relative, file), html)
+    page = _linked_alone(page, anchor_url_pattern)
     return page, [page], SubresourceSources()
+
+
+def _linked_alone(page: Page, anchor_url_pattern: str | None) -> Page:
+    """A page that comes alone (a lone file, standard input) with its links home; no page links to it."""
+    return link_graph([page], url_pattern=anchor_url_pattern).with_links(page)
 
 
 def load_inputs(
@@ -207,7 +213,8 @@ def load_inputs(
     pages, sources, failures = list(loaded.pages), dict(loaded.subresources.sources), list(loaded.failures)
     for path in singles:
         if path == STDIN:
-            pages.append(_stdin_page(base_url, read_stdin() if stdin is None else stdin))
+            pages.append(_linked_alone(_stdin_page(base_url, read_stdin() if stdin is None else stdin),
+                                       anchor_url_pattern))
             continue
         try:
             page, _, subresources = read_page_file(path, anchor_url_pattern=anchor_url_pattern)
@@ -253,7 +260,7 @@ def with_site_anchors(pages: Sequence[Page], *, anchor_url_pattern: str | None =
     Parameters
     ----------
     pages : sequence of Page
-        ``(site_id, path)`` unique; their ``anchors`` are replaced.
+        ``(site_id, path)`` unique; their ``anchors`` and ``home_link_texts`` are replaced.
     anchor_url_pattern : str, optional
         Passed to :func:`~mainentity.linkgraph.link_graph` as ``url_pattern``.
 
@@ -277,14 +284,14 @@ def with_site_anchors(pages: Sequence[Page], *, anchor_url_pattern: str | None =
     by_site: dict[str, list[Page]] = defaultdict(list)
     for page in pages:
         by_site[page.site_id].append(page)
-    anchors: dict[tuple[str, str], tuple[str, ...]] = {}
+    linked: dict[tuple[str, str], Page] = {}
     coverage = []
-    for site_id, site_pages in by_site.items():
+    for site_pages in by_site.values():
         graph = link_graph(site_pages, url_pattern=anchor_url_pattern)
-        anchors.update(((site_id, path), texts) for path, texts in graph.anchors.items())
+        linked.update((page_key(page), graph.with_links(page)) for page in site_pages)
         coverage.append(graph.coverage)
     log_anchor_coverage(coverage)
-    return [replace(page, anchors=anchors[page_key(page)]) for page in pages]
+    return [linked[page_key(page)] for page in pages]
 
 
 def _site_coverage_note(site: AnchorCoverage, configurable: bool = True) -> str:

@@ -43,6 +43,10 @@ class Page:
     anchors : tuple of str
         Incoming link anchor texts (ILA, the set A of Carullo & Binaghi 2010, section 2): texts (or image
         ``alt``) of links in other pages of the same dump that point to this page.
+    home_link_texts : tuple of str
+        Texts (or image ``alt``) of this page's own visible links to its site's home page (the root of
+        its URL's host), as :func:`mainentity.linkgraph.link_graph` reads them: where a site shows its
+        own name ("Longform Quarterly" in the header). Empty on the home page itself.
     """
 
     site_id: str
@@ -51,6 +55,7 @@ class Page:
     html: str
     main_entity: tuple[str, ...] = ()
     anchors: tuple[str, ...] = ()
+    home_link_texts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -79,7 +79,7 @@ class RenderFewSettings:
     static_threshold : float
         A static answer stands when its calibrated score is at least this (a probability in [0, 1]).
         0.9, on the ``signals`` calibrator's scores: on Readability's site folds
-        (``benchmarks/results/static_model.md``) the static model answers 78.5% of the pages at 0.9 with no
+        (``benchmarks/results/static_model.md``) the static model answers 77.4% of the pages at 0.9 with no
         loss of ROUGE-1 F1 or exact match against rendering every page, while 0.6 and 0.7 lose 0.009 F1 and
         0.8 loses 0.011 F1 and 0.011 exact match; the cost on real pages is in
         ``benchmarks/results/render_cost.md``.

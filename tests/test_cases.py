@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from mainentity.config import RenderConfig
+from mainentity.loading import with_site_anchors
 from mainentity.model_store import load_trained_model
 from mainentity.pipeline import iter_documents
 from mainentity.records import Page
@@ -24,7 +25,9 @@ def general_model():
 
 
 def answer(model, pages, render_cache_dir, javascript: bool | str = False):
+    """The model's predictions for ``pages``, linked as a run links a site dump's pages (anchors, links home)."""
     render = RenderConfig(cache_dir=str(render_cache_dir), javascript=javascript)
+    pages = with_site_anchors(pages)
     documents = [document for _, document, _ in iter_documents(pages, needs_render=True, render=render)]
     assert all(document is not None for document in documents)
     by_key = {(p.site_id, p.path): p for p in model.recognizer.predict(documents)}
@@ -369,19 +372,11 @@ def test_pages_as_browsers_show_them_today(general_model, render_cache_dir, make
         assert prediction.main_entity == page.main_entity[0], (page.path, prediction.main_entity, prediction.candidates)
 
 
-# Known limit: alone (a dump of one page), the whole <title> "Winter Orchards | Longform Quarterly" still wins
-# over the heading set over two lines: that "Longform Quarterly" names the site is known only from the site's
-# other pages (taking a header link that repeats the title's last segment as the site's name fixed it, but
-# moved two pages of the cross-site protocols, so it was left out). The deck's "PowerPoint Presentation" is
-# a generator's default title (features.transfer.GENERATOR_TITLES). Strict: when it passes, move it out.
-LONE_TITLE_STILL_WINS = {"essay_pages"}
-
-
-@pytest.mark.parametrize("make_pages", [
-    pytest.param(make, id=make.__name__, marks=pytest.mark.xfail(
-        strict=True, reason="alone, the whole <title> still wins (known limit)"))
-    if make.__name__ in LONE_TITLE_STILL_WINS else pytest.param(make, id=make.__name__)
-    for make in BROWSER_KINDS])
+# Alone (a dump of one page), no other page tells the site's name: the essay's "Longform Quarterly" is named
+# by the page's own link home, the last segment of its <title> (features.transfer._named_by_home_link), so
+# the whole <title> does not win over the heading set over two lines. The deck's "PowerPoint Presentation"
+# is a generator's default title (features.transfer.GENERATOR_TITLES).
+@pytest.mark.parametrize("make_pages", BROWSER_KINDS, ids=[make.__name__ for make in BROWSER_KINDS])
 def test_a_lone_page_as_browsers_show_it_today(general_model, render_cache_dir, make_pages):
     (alone,) = answer(general_model, make_pages()[:1], render_cache_dir)  # a dump of one page: no site evidence
     assert alone.main_entity == make_pages()[0].main_entity[0], (alone.main_entity, alone.candidates)

@@ -78,7 +78,8 @@ def test_single_files_and_stdin_are_inputs(monkeypatch):
     assert cli._model_and_inputs([str(f) for f in files]) == (None, [str(f) for f in files])
     assert cli._model_and_inputs(["general", str(files[0])]) == ("general", [str(files[0])])
 
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"<title>T</title><h1>Piped Kettle</h1>")))
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(
+        b"<title>T</title><a href='/'>Harbor Lane Goods</a><h1>Piped Kettle</h1>")))
     loaded = load_inputs([str(files[0]), "-"], base_url="https://shop.example/p/kettle")
     first, piped = loaded.pages
     # a file inside a site dump gets the manifest's URL and the dump's incoming anchors, as over the dump
@@ -86,6 +87,11 @@ def test_single_files_and_stdin_are_inputs(monkeypatch):
     assert first.url.startswith("https://") and first.anchors
     assert (piped.site_id, piped.url) == ("stdin", "https://shop.example/p/kettle")
     assert "Piped Kettle" in piped.html
+    # each page's links home: none on the home page itself
+    assert (first.path, first.home_link_texts) == ("pages/index.html", ())
+    assert piped.home_link_texts == ("Harbor Lane Goods",)
+    product = sorted((PAGE / "p").glob("*.html"))[0]
+    assert load_inputs([str(product)]).pages[0].home_link_texts == ("Harbor Lane Goods", "Home")
     with pytest.raises(ValueError, match="'-' .* once"):
         load_inputs(["-", "-"])
 

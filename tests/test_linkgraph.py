@@ -390,3 +390,21 @@ def test_christianbook_link_graph():
     assert statistics.mean(sizes) == pytest.approx(0.481)
     assert sum(1 for p in dump.pages if set(p.main_entity) & set(learnt.anchors[p.path])) == 211
     assert learnt.coverage.n_generic_links == 556
+
+
+def test_links_home_are_kept_apart_per_page():
+    """Each page's visible links to its own host's root, with or without www, index file or query, whether
+    the home page is in the dump or not; none on the home page itself, none to another host."""
+    home = page("index.html", f"{HOST}/", '<a href="/">Harbor Lane Goods</a> <a href="p/k.html">Kettle</a>')
+    kettle = page("p/k.html", f"{HOST}/p/k.html",
+                  '<header><a href="../index.html?ref=logo"><img alt="Harbor Lane Goods logo"></a>'
+                  ' <a href="https://www.shop.example">Home</a> <a href="/c/">Kitchen</a>'
+                  ' <a href="/" hidden>Hidden home</a> <a href="https://other.example/">Other</a>'
+                  ' <a href="/#top">Home</a></header>')
+    graph = link_graph([home, kettle])
+    assert graph.home_link_texts == {"index.html": (), "p/k.html": ("Harbor Lane Goods logo", "Home")}
+    linked = with_incoming_anchors([home, kettle])
+    assert [p.home_link_texts for p in linked] == [(), ("Harbor Lane Goods logo", "Home")]
+    # a page alone: its home page is not in the dump, its link home still names the site
+    (alone,) = with_incoming_anchors([kettle])
+    assert alone.home_link_texts == ("Harbor Lane Goods logo", "Home") and alone.anchors == ()

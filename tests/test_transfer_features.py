@@ -47,6 +47,30 @@ def test_a_title_that_is_only_the_site_name_is_no_title_evidence():
     assert column(x, "url_dice").tolist() == [0.0, 0.8]
 
 
+def test_a_title_segment_that_a_link_home_shows_names_the_site():
+    """A lone page: no site evidence, a domain word ("longform") too short for the name; the header's link
+    to the site's root ("Longform Quarterly") is what names the title's second segment the site."""
+    blocks = [block("Longform Quarterly", 10, 20, in_link=True),
+              block("Winter Orchards and the Growers Who Save Them", 80, 44, level=1)]
+    url, title = "https://longform.example/essays/winter-orchards", "Winter Orchards | Longform Quarterly"
+    candidates = page_candidates(RenderedPage(title, (), tuple(blocks)))
+    assert [c.text for c in candidates] == [*(b.text for b in blocks), title, "Winter Orchards"]  # + <title>'s
+
+    def columns(home_link_texts):
+        page = Page("s", "p.html", url, "", home_link_texts=home_link_texts)
+        x = candidate_features(candidates, page, RenderedPage(title, (), tuple(blocks)))
+        return {name: column(x, name).tolist() for name in ("site_name", "holds_site_name", "title_segment_exact")}
+
+    assert columns(()) == {"site_name": [0.0, 0.0, 0.0, 0.0], "holds_site_name": [0.0, 0.0, 0.0, 0.0],
+                           "title_segment_exact": [1.0, 0.0, 1.0, 1.0]}
+    named = {"site_name": [1.0, 0.0, 0.0, 0.0], "holds_site_name": [0.0, 0.0, 1.0, 0.0],
+             "title_segment_exact": [0.0, 0.0, 0.0, 1.0]}
+    assert columns(("Longform Quarterly",)) == named
+    assert columns(("Longform Quarterly logo",)) == named  # a logo's alt: the name and a few letters more
+    # a link home that holds only part of a segment, or much more than it, names nothing
+    assert columns(("Home",)) == columns(("Longform Quarterly, essays and reviews since 1998",)) == columns(())
+
+
 def test_dice_features_match_their_definition():
     blocks = [block("Know Your Bible", 100, level=1), block("Home", 10, in_link=True)]
     html = '<script type="application/ld+json">{"@type": "Book", "name": "Know Your Bible Today"}</script>'

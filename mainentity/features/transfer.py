@@ -32,7 +32,8 @@ the page's own statements of its title (Gali & Fränti 2016: title tag, meta tit
     ``meta_dice`` best Dice with og:title/twitter:title/meta title; ``jsonld_dice`` best Dice with a
     JSON-LD ``headline`` or ``name``; ``url_dice`` Dice with the terms of the URL's last path segment;
     ``site_name`` its letters and digits, run together, hold or are held by the page's
-    ``og:site_name``, a title segment that most pages of the site repeat, the URL's domain
+    ``og:site_name``, a title segment that most pages of the site repeat, a title's last segment that
+    the page's link to its site's home page shows (``Page.home_link_texts``), the URL's domain
     (:func:`~mainentity.features.title_segments.url_parts`), or a document generator's default title
     ("PowerPoint Presentation": it names the software, not the page), at least 4 characters: "Quanta
     Magazine" on quantamagazine.org; ``holds_site_name`` the text, cut at title delimiters, has two or
@@ -295,15 +296,41 @@ def whole_share(candidates: Sequence[TextBlock], normalized: Sequence[str]) -> n
     return out
 
 
-def _site_names(rendered: RenderedPage, domain: str, site_titles: Sequence[str] = ()) -> tuple[str, ...]:
+def _site_names(rendered: RenderedPage, domain: str, site_titles: Sequence[str] = (),
+                home_link_texts: Sequence[str] = ()) -> tuple[str, ...]:
     """The site's names, squashed to letters and digits: ``og:site_name`` values, the URL's domain, the
-    title segments most pages of the site repeat, and a document generator's default title
+    title segments most pages of the site repeat, the last title segments that a link of the page to
+    its site's home page shows (:func:`_named_by_home_link`), and a document generator's default title
     (:data:`GENERATOR_TITLES`), which names the software, not the page."""
     names = [_text_stats(content)[4] for key, content in rendered.meta if key == "og:site_name"]
     names += [_text_stats(segment)[4] for segment in site_titles]
+    names += _named_by_home_link(rendered, home_link_texts)
     if (title := _text_stats(rendered.title)[4]) in _GENERATOR_TITLE_KEYS:
         names.append(title)
     return tuple(name for name in [*names, domain.replace(".", "")] if len(name) >= 4)
+
+
+def _named_by_home_link(rendered: RenderedPage, home_link_texts: Sequence[str]) -> list[str]:
+    """The last segments (squashed) of the titles cut in two or more that the text of a link home holds,
+    with at most 8 characters more, as :func:`_is_site_name` matches names: a header link "Longform
+    Quarterly" to the site's root names the segment "Longform Quarterly" of "Winter Orchards | Longform
+    Quarterly" the site, on a page alone as on a site of many. A link home that only holds part of a
+    segment ("Home" in "Home & Garden") names nothing. Only the last segment, where sites put their name:
+    a first segment that the link home shows may be the page's own subject with the site's name in it
+    ("Daring Fireball: Colophon", the page about the site, whose label is the whole title; naming any
+    segment lost pages on the cross-site protocol, the last one alone lost none).
+
+    >>> rendered = RenderedPage("Winter Orchards | Longform Quarterly", (), ())
+    >>> _named_by_home_link(rendered, ["Longform Quarterly logo"]), _named_by_home_link(rendered, ["Home"])
+    (['longformquarterly'], [])
+    >>> _named_by_home_link(RenderedPage("Longform Quarterly: About", (), ()), ["Longform Quarterly"])
+    []
+    """
+    homes = [_text_stats(text)[4] for text in home_link_texts]
+    segments = (_text_stats(pieces[-1])[4] for title in title_strings(rendered)
+                if len(pieces := split_title(title)) >= 2)
+    return [segment for segment in dict.fromkeys(segments) if len(segment) >= 4 and any(
+        segment in home and len(home) <= len(segment) + 8 for home in homes)]
 
 
 #: Default ``<title>`` texts of document generators (office suites, slide and PDF converters): a page
@@ -462,7 +489,7 @@ def _title_columns(
     incoming anchor texts, and with the site's name: ``title_dice`` to ``title_unsupported``."""
     texts = [candidate.text for candidate in candidates]
     domain, _, slug = url_parts(page.url) if page.url else ("", "", "")
-    site_names = _site_names(rendered, domain, profile.site_title_segments)
+    site_names = _site_names(rendered, domain, profile.site_title_segments, page.home_link_texts)
     # a whole title that several pages of the site share names a section or the site, not this page
     shared = profile.shared_title_texts
     titles = [title for title in title_strings(rendered) if normalize_text(title) not in shared]

@@ -16,7 +16,8 @@ Which URLs name the same page is decided without help from the user:
    segment after a fixed word (``/pd/600150`` in ``/a-book/an-author/9781602600157/pd/600150/<session>``).
 3. :func:`link_graph` matches the links to the pages and keeps the anchor texts a person reads: visible
    links, named by their own text or their image's ``alt``, and not the generic texts ("View details",
-   "$9.99", "4 out of 5 stars") that the site uses for links to several different pages.
+   "$9.99", "4 out of 5 stars") that the site uses for links to several different pages; and each page's
+   own links to its site's home page, whose texts name the site (``Page.home_link_texts``).
 
 ``data.anchor_url_pattern`` (the ``url_pattern`` argument) stays as an override for sites whose URLs
 defeat these rules.

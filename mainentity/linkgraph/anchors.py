@@ -8,7 +8,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import NamedTuple
-from urllib.parse import unquote, urljoin
+from urllib.parse import unquote, urljoin, urlsplit
 
 import lxml.html
 from lxml import etree
@@ -96,11 +96,25 @@ class LinkGraph:
         The matching rule used.
     coverage : AnchorCoverage
         Counts for logs and reports.
+    home_link_texts : dict of str to tuple of str
+        ``page.path`` -> texts of the page's own visible links to its site's home page, for every page
+        (:attr:`mainentity.records.Page.home_link_texts`).
     """
 
     anchors: dict[str, tuple[str, ...]]
     url_key: UrlKey
     coverage: AnchorCoverage
+    home_link_texts: dict[str, tuple[str, ...]]
+
+    def with_links(self, page: Page) -> Page:
+        """A copy of one of the graph's pages with its ``anchors`` and ``home_link_texts`` filled in.
+
+        Raises
+        ------
+        KeyError
+            If the page's ``path`` is not one of the graph's.
+        """
+        return replace(page, anchors=self.anchors[page.path], home_link_texts=self.home_link_texts[page.path])
 
 
 def _link_text(link: etree._Element) -> str:
@@ -122,6 +136,30 @@ def _is_hidden(link: etree._Element) -> bool:
         if element.get("hidden") is not None or _HIDDEN_STYLE.search(element.get("style") or ""):
             return True
     return False
+
+
+def _host(url: str) -> str:
+    """A URL's host, lower-cased, without port or leading ``www.`` ("" for a file URI or a bad URL)."""
+    try:
+        return (urlsplit(url).hostname or "").removeprefix("www.")
+    except ValueError:  # an unbalanced IPv6 bracket
+        return ""
+
+
+def _is_home_url(url: str) -> bool:
+    """Whether an absolute URL names its host's home page: its path is empty, ``/`` or a directory
+    index (:data:`~mainentity.linkgraph.urls.DIRECTORY_INDEXES`) at the root; query and fragment aside.
+
+    >>> _is_home_url("https://longform.example/?ref=logo"), _is_home_url("https://longform.example/index.html")
+    (True, True)
+    >>> _is_home_url("https://longform.example/essays/")
+    False
+    """
+    try:
+        path = urlsplit(url).path
+    except ValueError:
+        return False
+    return path.strip("/").lower() in ("", *DIRECTORY_INDEXES)
 
 
 def _loose_segments(path: str) -> list[str]:
@@ -234,6 +272,11 @@ def link_graph(pages: Sequence[Page], *, url_pattern: str | None = None) -> Link
       star rating) names none of them, and in ``A`` it would match the same text on every page it
       points to and teach the model nothing about the main entity.
 
+    Each page's own visible links to its site's home page (same host, ``www.`` aside; root path,
+    :func:`_is_home_url`) are kept apart, whether the home page is in the dump or not, as its
+    ``home_link_texts``: the text of a logo or header link home is how the site names itself. The home
+    page itself has none (its links home are self links).
+
     ``A`` keeps *distinct* texts (exact strings after whitespace collapsing) in first-seen order
     (pages in the given order, links in document order). Without deduplication a navigation or
     breadcrumb link repeated on every page of the site would appear hundreds of times in ``A`` of
@@ -254,7 +297,8 @@ def link_graph(pages: Sequence[Page], *, url_pattern: str | None = None) -> Link
     -------
     LinkGraph
         ``anchors`` (``page.path`` -> anchor texts, an empty tuple when no link points to the page;
-        pages with the same key all receive the links to it), the ``url_key`` used, and ``coverage``.
+        pages with the same key all receive the links to it), the ``url_key`` used, ``coverage``, and
+        ``home_link_texts`` (``page.path`` -> distinct texts in document order).
 
     Raises
     ------
@@ -276,6 +320,8 @@ def link_graph(pages: Sequence[Page], *, url_pattern: str | None = None) -> Link
     {'index.html': ('Home',), 'p/k.html': ('Enamel Kettle',)}
     >>> graph.coverage.n_pages_with_anchors, graph.coverage.n_hidden_links
     (2, 1)
+    >>> graph.home_link_texts
+    {'index.html': (), 'p/k.html': ('Home',)}
     """
     paths = [page.path for page in pages]
     if len(set(paths)) != len(paths):
@@ -330,7 +376,19 @@ def link_graph(pages: Sequence[Page], *, url_pattern: str | None = None) -> Link
         n_generic_links=n_generic,
         url_key=rule.describe(),
     )
-    return LinkGraph(result, rule, coverage)
+    return LinkGraph(result, rule, coverage, _home_link_texts(pages, links))
+
+
+def _home_link_texts(pages: Sequence[Page], links: Sequence[_Link]) -> dict[str, tuple[str, ...]]:
+    """``page.path`` -> distinct texts of the page's visible links to its own host's home page (none for
+    the home page itself)."""
+    hosts = [None if _is_home_url(page.url) else _host(page.url) for page in pages]
+    texts: dict[str, dict[str, None]] = {page.path: {} for page in pages}
+    for link in links:
+        host = hosts[link.source]
+        if host is not None and link.text and not link.hidden and _is_home_url(link.url) and _host(link.url) == host:
+            texts[pages[link.source].path].setdefault(link.text, None)
+    return {path: tuple(found) for path, found in texts.items()}
 
 
 def incoming_anchors(pages: Sequence[Page], *, url_pattern: str | None = None) -> dict[str, tuple[str, ...]]:
@@ -364,7 +422,8 @@ def incoming_anchors(pages: Sequence[Page], *, url_pattern: str | None = None) -
 
 
 def with_incoming_anchors(pages: Sequence[Page], *, url_pattern: str | None = None) -> tuple[Page, ...]:
-    """Return new pages with ``anchors`` set to their incoming anchor texts (:func:`link_graph`).
+    """Return new pages with ``anchors`` set to their incoming anchor texts and ``home_link_texts`` to their
+    links home (:func:`link_graph`).
 
     Parameters
     ----------
@@ -390,5 +449,5 @@ def with_incoming_anchors(pages: Sequence[Page], *, url_pattern: str | None = No
     >>> [p.anchors for p in with_incoming_anchors([a, b])]
     [(), ('Bee',)]
     """
-    anchors = incoming_anchors(pages, url_pattern=url_pattern)
-    return tuple(replace(page, anchors=anchors[page.path]) for page in pages)
+    graph = link_graph(pages, url_pattern=url_pattern)
+    return tuple(graph.with_links(page) for page in pages)
