@@ -408,3 +408,16 @@ def test_links_home_are_kept_apart_per_page():
     # a page alone: its home page is not in the dump, its link home still names the site
     (alone,) = with_incoming_anchors([kettle])
     assert alone.home_link_texts == ("Harbor Lane Goods logo", "Home") and alone.anchors == ()
+
+
+def test_a_malformed_href_or_base_is_skipped_not_raised():
+    """``http://[::1`` makes ``urljoin`` raise: the link (or the ``<base href>``) is skipped, the page's other
+    links still count, as a browser would follow them."""
+    odd = page("p/k.html", f"{HOST}/p/k.html", '<base href="http://[::1"><a href="http://[::1">Broken</a>'
+               '<a href="http://[::1/">Broken too</a> <a href="https://shop.example/index.html">Harbor Lane Goods</a>'
+               ' <a href="c.html">Kitchen</a>')
+    kitchen = page("p/c.html", f"{HOST}/p/c.html", "<p>Kitchen</p>")
+    graph = link_graph([odd, kitchen])
+    assert graph.anchors == {"p/k.html": (), "p/c.html": ("Kitchen",)}
+    # an absolute link to the host's index file is a link home
+    assert graph.home_link_texts == {"p/k.html": ("Harbor Lane Goods",), "p/c.html": ()}

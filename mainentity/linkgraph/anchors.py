@@ -192,6 +192,8 @@ class _Prefilter:
         path = href.split("#", 1)[0].split("?", 1)[0]
         head, _, last = path.rpartition("/")
         if last.lower() in DIRECTORY_INDEXES:
+            if _BARE_HOST.match(head):  # "https://host/index.html": the host's home page
+                return True
             last = head.rpartition("/")[2]
         last = unquote(last.split(";", 1)[0])
         if last in ("", ".", "..") or last in self.last_segments:
@@ -233,7 +235,10 @@ def _page_links(
     for element in root.iter("base"):
         href = element.get("href")
         if href is not None and href.strip():
-            base = urljoin(page.url, href.strip())
+            try:
+                base = urljoin(page.url, href.strip())
+            except ValueError:  # "http://[::1": no browser resolves against it either
+                logger.debug("page %s of site %s: <base href> %r ignored", page.path, page.site_id, href)
             break
     links = []
     for link in root.iter("a"):
@@ -247,7 +252,10 @@ def _page_links(
         key = ("", href) if _ABSOLUTE.match(href) else (base, href)
         url = joined.get(key)
         if url is None:
-            url = joined[key] = urljoin(base, href)
+            try:
+                url = joined[key] = urljoin(base, href)
+            except ValueError:  # a malformed URL ("http://[::1"): a link no one can follow
+                continue
         if not (candidate or _pattern_key(pattern, url) in pattern_keys):
             continue
         links.append(_Link(index, url, _link_text(link), _is_hidden(link), candidate))
