@@ -11,8 +11,10 @@ site of the batch is answered in one of two ways, and every prediction says whic
   (``"rendered"``);
 - the pages of a smaller site are read statically (:func:`mainentity.render.static.read_static`) and
   answered by the static model when one is given; an answer whose calibrated score reaches
-  ``static_threshold`` stands (``"static"``), the others are rendered and predicted together with the
-  site's other rendered pages (``"rendered"``).
+  ``static_threshold`` stands (``"static"``), unless it is a strict part of a heading's text, which only
+  layout tells a line of a headline set over two lines from a title beside a note
+  (:func:`~mainentity.features.candidates.is_heading_part`); the others are rendered and predicted
+  together with the site's other rendered pages (``"rendered"``).
 
 The stages arrive as arguments (how pages are rendered into documents, how documents are predicted,
 how a page is read statically, how static documents are predicted), so this module knows neither the
@@ -26,6 +28,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
+from mainentity.features.candidates import is_heading_part
 from mainentity.records import Document, Page, Prediction, RenderedPage
 from mainentity.slot_transfer import transfer_site
 from mainentity.text import counted
@@ -123,7 +126,8 @@ def _static_answers(
     predict_static: Callable[[Sequence[Document]], Sequence[Prediction]],
     threshold: float,
 ) -> dict[tuple[str, str], Prediction]:
-    """The static model's answers that reach ``threshold``, by page key (a page it fails on is absent)."""
+    """The static model's answers that reach ``threshold`` and are no strict part of a heading's text
+    (:func:`~mainentity.features.candidates.is_heading_part`), by page key (a page it fails on is absent)."""
     documents = []
     for page in pages:
         try:
@@ -133,8 +137,10 @@ def _static_answers(
             logger.info("%s is rendered: %s", label, str(error).removeprefix(f"{label}: "))  # named once
     if not documents:
         return {}
+    readings = {(d.page.site_id, d.page.path): d.rendered for d in documents}
     return {(p.site_id, p.path): p.answered("static") for p in predict_static(documents)
-            if not p.error and p.main_entity and p.score >= threshold}
+            if not p.error and p.main_entity and p.score >= threshold
+            and not is_heading_part(readings[(p.site_id, p.path)], p.main_entity)}
 
 
 def answer_pages(

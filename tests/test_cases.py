@@ -438,3 +438,31 @@ def test_a_page_built_by_its_script_is_answered_with_scripts_on_demand(general_m
     # scripts off (the default), the page offers only its skeleton
     (off,) = answer(general_model, pages[:1], render_cache_dir)
     assert off.main_entity != pages[0].main_entity[0]
+
+
+def _dump(pages, root: Path) -> Path:
+    """A dataset folder holding ``pages`` as their site dumps, labels in the manifests."""
+    for page in pages:
+        site = root / "sites" / page.site_id
+        (site / page.path).parent.mkdir(parents=True, exist_ok=True)
+        (site / page.path).write_text(page.html, encoding="utf-8")
+        with (site / "manifest.jsonl").open("a", encoding="utf-8") as manifest:
+            entry = {"path": page.path, "url": page.url, "main_entity": list(page.main_entity)}
+            manifest.write(json.dumps(entry) + "\n")
+    return root
+
+
+@pytest.mark.parametrize("alone", [False, True], ids=["site", "alone"])
+def test_a_headline_set_over_block_spans_under_the_default_render_policy(tmp_path, monkeypatch, alone):
+    """``mainentity predict`` as users run it (``--render auto``): a small site is read statically first, and
+    a static answer that is a strict part of a heading (the headline's first line, which the slug repeats)
+    is rendered, not kept however confident the static model is."""
+    from mainentity.cli import main
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    pages = essay_pages()[:1] if alone else essay_pages()
+    out = tmp_path / "rows.jsonl"
+    assert main(["predict", str(_dump(pages, tmp_path / "dataset")), "-o", str(out), "-q"]) == 0
+    rows = {row["path"]: row for row in map(json.loads, out.read_text(encoding="utf-8").splitlines())}
+    for page in pages:
+        assert (rows[page.path]["main_entity"], rows[page.path]["answered_by"]) == (page.main_entity[0], "rendered")

@@ -90,6 +90,19 @@ def test_small_sites_keep_static_answers_above_the_threshold_and_render_the_rest
     assert all(p.main_entity == "Walnut Chair Model 1" for p in predictions)
 
 
+def test_a_static_answer_that_is_part_of_a_heading_is_rendered():
+    """A headline set as two block spans in one h1: read without layout, "Winter Orchards" may be a line of
+    it or a title beside a note; only rendering tells, so however confident the static answer, the page is
+    rendered (the general model's pages of the kind: tests/test_cases.py essay_pages)."""
+    heading = ("<h1><span style='display:block'>Winter Orchards</span>"
+               "<span style='display:block'>and the Growers</span></h1>")
+    split = replace(product_page("a.example", 1), html=f"<title>Winter Orchards | a.example</title>{heading}")
+    plain = product_page("b.example", 1)
+    stages = Stages({"a.example": 0.999, "b.example": 0.999})
+    predictions = stages.answer([split, plain], static_threshold=0.9)
+    assert [p.answered_by for p in predictions] == ["rendered", "static"] and stages.rendered == ["a.example"]
+
+
 def test_chromium_is_not_asked_for_when_every_page_has_a_static_answer():
     pages = [product_page(site, 2) for site in ("a.example", "b.example")]
     stages = Stages({"a.example": 0.99, "b.example": 0.99})

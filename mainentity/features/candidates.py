@@ -39,6 +39,7 @@ CANDIDATE_KINDS = ("block", "lines", "run", "visible", "heading", "title")
 MAX_JOINED_LINES = 4
 
 _HAS_WORD = re.compile(r"\w")
+_HEADING_TAGS = frozenset(f"h{level}" for level in range(1, 7))
 
 
 def _place(candidate: TextBlock) -> tuple[int, int] | str:
@@ -266,3 +267,39 @@ def page_candidates(rendered: RenderedPage) -> list[TextBlock]:
         seen.add(key)
         candidates.append(candidate)
     return candidates
+
+
+def is_heading_part(rendered: RenderedPage, text: str) -> bool:
+    """Whether ``text`` is shown as a strict part of a heading element's text (an ``h1``-``h6`` block or
+    segment whose ``dom_path`` is the holder's or an ancestor's, and whose normalised text is longer).
+
+    Whether such a part is a line of a heading set over several lines (a display headline's first line:
+    not the title) or a piece beside the rest on one line (a title beside a format note) is layout: a
+    page read without it (:func:`mainentity.render.static.read_static`) cannot tell, so an answer that
+    is such a part must be rendered (:mod:`mainentity.render_few`).
+
+    >>> first = TextBlock("Winter Orchards", "span", "html[0]/body[1]/h1[0]/span[0]", 44, 400, False,
+    ...                   *[float("nan")] * 4, heading_level=1)
+    >>> both = TextBlock("Winter Orchards and the Growers", "h1", "html[0]/body[1]/h1[0]", 44, 400, False,
+    ...                  *[float("nan")] * 4, heading_level=1)
+    >>> page = RenderedPage("Winter Orchards | Longform Quarterly", (), (first, both))
+    >>> is_heading_part(page, "Winter Orchards"), is_heading_part(page, "Winter Orchards and the Growers")
+    (True, False)
+    """
+    key = normalize_text(text)
+    shown = [block for block in (*rendered.blocks, *rendered.segments) if not block.hidden]
+    headings: dict[str, str] = {}  # a heading's path -> its whole text (a style run in it has the same path)
+    for block in shown:
+        text = normalize_text(block.text)
+        if block.tag in _HEADING_TAGS and len(text) > len(headings.get(block.dom_path, "")):
+            headings[block.dom_path] = text
+    for holder in shown:
+        if normalize_text(holder.text) != key:
+            continue
+        path = holder.dom_path
+        while path:
+            whole = headings.get(path, "")
+            if key in whole and len(whole) > len(key):
+                return True
+            path = path.rpartition("/")[0]
+    return False
