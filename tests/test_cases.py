@@ -453,14 +453,16 @@ def _dump(pages, root: Path) -> Path:
 
 
 @pytest.mark.parametrize("alone", [False, True], ids=["site", "alone"])
-def test_a_headline_set_over_block_spans_under_the_default_render_policy(tmp_path, monkeypatch, alone):
-    """``mainentity predict`` as users run it (``--render auto``): a small site is read statically first, and
-    a static answer that is a strict part of a heading (the headline's first line, which the slug repeats)
-    is rendered, not kept however confident the static model is."""
+@pytest.mark.parametrize("make_pages", [essay_pages, deck_pages], ids=["essay", "deck"])
+def test_a_title_set_over_two_lines_under_the_default_render_policy(tmp_path, monkeypatch, make_pages, alone):
+    """``mainentity predict`` as users run it (``--render auto``): a small site is read statically first. A
+    static answer that is a strict part of a heading (the headline's first line, which the slug repeats) is
+    rendered, however confident the static model is, and a page of positioned lines (the deck) is left to
+    the renderer by the static reader: only layout joins its lines."""
     from mainentity.cli import main
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    pages = essay_pages()[:1] if alone else essay_pages()
+    pages = make_pages()[:1] if alone else make_pages()
     out = tmp_path / "rows.jsonl"
     assert main(["predict", str(_dump(pages, tmp_path / "dataset")), "-o", str(out), "-q"]) == 0
     rows = {row["path"]: row for row in map(json.loads, out.read_text(encoding="utf-8").splitlines())}

@@ -217,6 +217,20 @@ def test_a_declarative_shadow_root_is_left_to_the_renderer():
     assert [b.text for b in read_static(replace(page, html="<template><p>x</p></template><p>y</p>")).blocks] == ["y"]
 
 
+def test_text_set_in_positioned_lines_is_left_to_the_renderer():
+    """A slide deck as HTML (every line an absolutely positioned div): which lines continue one another is
+    known from their boxes only. A page with a positioned menu beside its text in the flow is still read."""
+    lines = "".join(f"<div class='t' style='top:{60 + 48 * i}px'>Line {i}</div>" for i in range(4))
+    head = "<style>.t{position:absolute;left:64px} .pf{position:relative}</style>"
+    with pytest.raises(ValueError, match=r"p/1.htm: text set in positioned lines \(4 of 4 shown texts"):
+        read(f"<div class='pf'>{lines}</div>", head)
+    menu = "<ul style='position:absolute'><li>Shop</li><li>About</li><li>Help</li></ul>"
+    prose = "".join(f"<p>Paragraph {i}</p>" for i in range(4))
+    assert len(read(f"{menu}<h1>Title</h1>{prose}", head).blocks) == 8  # 3 positioned of 8 shown
+    with pytest.raises(ValueError, match="3 of 5 shown texts"):
+        read(f"{menu}<h1>Title</h1><p>One paragraph</p>", head)
+
+
 def test_batch_reports_a_failing_page_and_goes_on():
     good = Page("s", "a.htm", "http://s.test/a", "<p>a</p>")
     deep = Page("s", "b.htm", "http://s.test/b", "<div>" * 5000 + "deep")
@@ -301,14 +315,22 @@ def test_small_pages_read_as_chromium_renders_them(render_cache_dir):
 
 def summed_agreement(dumps, cache_dir) -> tuple[int, ...]:
     """(visible, static visible, matched, equal size, equal bold, equal level) summed over the dumps' pages,
-    both readers served the dumps' stylesheets."""
+    both readers served the dumps' stylesheets. A page the static reader leaves to the renderer (text set in
+    positioned lines) is left out: every run renders it; at most 2% of the pages may be."""
     sources = SubresourceSources.of_dumps(dumps)
     pages = [page for dump in dumps for page in dump.pages]
-    totals = [0] * 10
+    totals, left = [0] * 10, []
     for outcome in render_pages(pages, RenderSettings(), cache_dir, subresources=sources):
         assert outcome.rendered is not None, outcome.error
-        result = agreement(read_static(outcome.page, sources.for_page(outcome.page)), outcome.rendered)
+        try:
+            static = read_static(outcome.page, sources.for_page(outcome.page))
+        except ValueError as error:
+            assert "positioned lines" in str(error), error
+            left.append(outcome.page.path)
+            continue
+        result = agreement(static, outcome.rendered)
         totals = [a + b for a, b in zip(totals, vars(result).values(), strict=True)]
+    assert len(left) <= 0.02 * len(pages), left
     return tuple(totals[:6])
 
 

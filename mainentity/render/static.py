@@ -34,7 +34,9 @@ A page with a declarative shadow root (``<template shadowrootmode>``) that holds
 (``ValueError``: the shadow tree has its own style sheets and slots, which the renderer walks);
 :mod:`mainentity.render_few` then renders it. An empty one (a saved page's browser-extension host)
 shows nothing of its host's content, as in Chromium. A skeleton page that its scripts build
-(:mod:`mainentity.render.scripts`) is not read either.
+(:mod:`mainentity.render.scripts`) is not read either, nor a page whose shown text is mostly set in
+absolutely or fixed positioned elements (:data:`MIN_POSITIONED_LINES`: a PDF or slide deck as HTML, whose
+lines only their boxes join).
 
 Pages are read as the renderer's default settings load them: scripts off (``<noscript>`` content is
 walked), a 1024x768 viewport for ``@media``. Not reproduced: Chromium's parser cap on tree depth
@@ -102,6 +104,12 @@ KEYWORD_SIZES = {"xx-small": 9.0, "x-small": 10.0, "small": 13.0, "medium": 16.0
                  "x-large": 24.0, "xx-large": 32.0, "xxx-large": 48.0}
 #: Chromium's default fixed (``monospace``) font size over its default font size, 13 px / 16 px.
 MONOSPACE_SCALE = 13 / 16
+#: Shown texts in absolutely or fixed positioned elements from which, when they are at least half of a
+#: page's shown texts, the page is left to the renderer: text set line by line in positioned elements (a PDF
+#: or slide deck as HTML, pdf2htmlEX style) is joined into one text by the lines' boxes
+#: (:func:`mainentity.features.candidates.line_candidates`), which a reading without layout lacks.
+MIN_POSITIONED_LINES = 3
+
 #: Offsets (CSS px) at or below which a positioned element or an indented text is taken as off the page.
 OFF_PAGE_PX = -1000.0
 # JavaScript's white space (``\s`` in blocks.js), which differs from Python's: U+FEFF is one, U+001C-U+001F
@@ -130,6 +138,7 @@ class _Style:
     off_page: bool = False  # positioned off the page, this element or an ancestor
     visually_hidden: bool = False  # blocks.js's visuallyHidden, from styles
     own_line: bool = False  # blocks.js's ownLine: a block of its own in the flow (not floated, not positioned)
+    positioned: bool = False  # this element or an ancestor is absolutely or fixed positioned: layout places it
 
 
 _ROOT_PARENT = _Style(16.0, "medium", False, False, 400, "visible", (0.0, 0.0, 0.0, 1.0), False, "block")
@@ -193,6 +202,7 @@ def _compute_style(declarations: tuple[tuple[str, str], ...], parent: _Style, re
         visually_hidden=clipped or squeezed or off_page or values.get("opacity") in ("0", "0%", "0.0"),
         own_line=(display in _BLOCK_DISPLAY and values.get("float", "none") == "none"
                   and position not in ("absolute", "fixed")),
+        positioned=parent.positioned or position in ("absolute", "fixed"),
     )
 
 
@@ -309,6 +319,8 @@ class _Walk:
         self.flow: list[str] = []  # displayed text in document order, for heading segments
         self.rem = 16.0
         self.empty_shadows = False  # the page has empty declarative shadow roots: their hosts show nothing
+        self.n_shown = 0  # text blocks shown
+        self.n_positioned = 0  # of those, text blocks in absolutely or fixed positioned elements
 
     def style_of(self, node, tag: str, parent: _Style) -> _Style:
         return _compute_style(self.cascade.declarations(node, tag), parent, self.rem)
@@ -341,6 +353,9 @@ class _Walk:
                 if not blank:
                     n_parts += 1
                     self.blocks.append(_row(data, tag, path, ctx))
+                    if not self.blocks[-1].hidden:
+                        self.n_shown += 1
+                        self.n_positioned += style.positioned
             elif child.is_element_node:
                 child_tag = child.tag.lower()
                 child_path = f"{path}/{child_tag}[{index}]"
@@ -451,8 +466,9 @@ def read_static(page: Page, subresources: SubresourceSource | None = None) -> Re
     ------
     ValueError
         If the page cannot be parsed or walked, holds a declarative shadow root (the renderer walks it,
-        with the shadow tree's own styles and slots), or is a skeleton its scripts fill
-        (:func:`mainentity.render.scripts.unfinished_reason`); the message names the page.
+        with the shadow tree's own styles and slots), is a skeleton its scripts fill
+        (:func:`mainentity.render.scripts.unfinished_reason`), or sets its text in positioned lines
+        (:data:`MIN_POSITIONED_LINES`); the message names the page.
 
     Examples
     --------
@@ -484,6 +500,10 @@ def read_static(page: Page, subresources: SubresourceSource | None = None) -> Re
         raise ValueError(f"{page_label(page)}: static read failed: {type(exc).__name__}: {exc}") from exc
     if shadow:
         raise ValueError(f"{page_label(page)}: a declarative shadow root: its styles and slots need the renderer")
+    if walk.n_positioned >= MIN_POSITIONED_LINES and 2 * walk.n_positioned >= walk.n_shown:
+        raise ValueError(f"{page_label(page)}: text set in positioned lines ({walk.n_positioned} of "
+                         f"{walk.n_shown} shown texts; a PDF or slide deck as HTML): which lines continue one "
+                         "another needs the renderer")
     if reason := unfinished_reason(page, rendered):
         raise ValueError(f"{page_label(page)}: a skeleton its scripts fill ({reason}): left to the renderer")
     return rendered
