@@ -205,6 +205,16 @@ def test_predict_passes_the_render_policy_in_process_and_on_a_cluster(monkeypatc
     assert (options["cluster"] is not None) == bool(cluster_flag)
 
 
+def test_a_malformed_base_href_does_not_stop_a_dump(tmp_path):
+    """``<base href="http://[::1">`` is no URL: the page keeps the URL it would have without it."""
+    site = tmp_path / "mix"
+    site.mkdir()
+    (site / "bad.html").write_text('<base href="http://[::1"><title>T</title><h1>Bad base</h1>', encoding="utf-8")
+    (site / "good.html").write_text("<title>G</title><h1>Good</h1>", encoding="utf-8")
+    loaded = load_inputs([str(site)])
+    assert sorted(page.url.rsplit("/", 1)[-1] for page in loaded.pages) == ["bad.html", "good.html"]
+
+
 def test_an_unreadable_html_file_among_single_pages_is_one_error_row(tmp_path):
     """An empty and a binary file beside a good page: one error row each, naming the reason; the good page
     still loads."""

@@ -421,3 +421,9 @@ def test_a_malformed_href_or_base_is_skipped_not_raised():
     assert graph.anchors == {"p/k.html": (), "p/c.html": ("Kitchen",)}
     # an absolute link to the host's index file is a link home
     assert graph.home_link_texts == {"p/k.html": ("Harbor Lane Goods",), "p/c.html": ()}
+
+
+def test_a_page_without_a_url_and_a_malformed_href_is_linked():
+    """A page built from HTML alone has no URL: the malformed href cannot even be joined to one."""
+    alone = Page("s", "p.html", "", '<a href="http://[::1">x</a> <a href="/">Home page</a>')
+    assert link_graph([alone]).anchors == {"p.html": ()}

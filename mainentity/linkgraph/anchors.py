@@ -253,9 +253,11 @@ def _page_links(
         url = joined.get(key)
         if url is None:
             try:
-                url = joined[key] = urljoin(base, href)
+                url = urljoin(base, href)
+                urlsplit(url)  # an empty base leaves the href unparsed
             except ValueError:  # a malformed URL ("http://[::1"): a link no one can follow
                 continue
+            joined[key] = url
         if not (candidate or _pattern_key(pattern, url) in pattern_keys):
             continue
         links.append(_Link(index, url, _link_text(link), _is_hidden(link), candidate))

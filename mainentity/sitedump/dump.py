@@ -121,16 +121,23 @@ def find_page_files(site_dir: str | Path) -> list[Path]:
 
 
 def find_base_href(html: str) -> str | None:
-    """The ``href`` of the page's first ``<base href>`` before ``<body>``, or ``None``.
+    """The ``href`` of the page's first ``<base href>`` before ``<body>``, or ``None`` (also when it is no
+    URL at all, as ``http://[::1``: browsers ignore it too).
 
     >>> find_base_href('<base href="https://shop.example/p/kettle.html"/><html>')
     'https://shop.example/p/kettle.html'
+    >>> find_base_href('<base href="http://[::1"><p>x</p>') is None
+    True
     """
     body = _BODY_START.search(html)
     found = _BASE_HREF.search(html, 0, body.start() if body else len(html))
     if not found:
         return None
     href = html_lib.unescape(found.group(1).strip("\"'")).strip()
+    try:
+        urlsplit(href)
+    except ValueError:
+        return None
     return href or None
 
 
