@@ -39,7 +39,8 @@ CANDIDATE_KINDS = ("block", "lines", "run", "visible", "heading", "title")
 MAX_JOINED_LINES = 4
 
 _HAS_WORD = re.compile(r"\w")
-_HEADING_TAGS = frozenset(f"h{level}" for level in range(1, 7))
+#: The heading elements' tags.
+HEADING_TAGS = frozenset(f"h{level}" for level in range(1, 7))
 
 
 def _place(candidate: TextBlock) -> tuple[int, int] | str:
@@ -276,8 +277,22 @@ def is_heading_part(rendered: RenderedPage, text: str) -> bool:
     Whether such a part is a line of a heading set over several lines (a display headline's first line:
     not the title) or a piece beside the rest on one line (a title beside a format note) is layout: a
     page read without it (:func:`mainentity.render.static.read_static`) cannot tell, so an answer that
-    is such a part must be rendered (:mod:`mainentity.render_few`).
+    is such a part must be rendered (:mod:`mainentity.render_few`). The rule is this project's, not the
+    papers' (the made-up essay pages of ``tests/test_cases.py``).
 
+    Parameters
+    ----------
+    rendered : RenderedPage
+        The page's reading: its blocks and segments (boxes are not used).
+    text : str
+        A candidate text, compared normalised (:func:`mainentity.text.normalize_text`).
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
     >>> first = TextBlock("Winter Orchards", "span", "html[0]/body[1]/h1[0]/span[0]", 44, 400, False,
     ...                   *[float("nan")] * 4, heading_level=1)
     >>> both = TextBlock("Winter Orchards and the Growers", "h1", "html[0]/body[1]/h1[0]", 44, 400, False,
@@ -287,14 +302,14 @@ def is_heading_part(rendered: RenderedPage, text: str) -> bool:
     (True, False)
     """
     key = normalize_text(text)
-    shown = [block for block in (*rendered.blocks, *rendered.segments) if not block.hidden]
+    shown = [(block, normalize_text(block.text)) for block in (*rendered.blocks, *rendered.segments)
+             if not block.hidden]
     headings: dict[str, str] = {}  # a heading's path -> its whole text (a style run in it has the same path)
-    for block in shown:
-        text = normalize_text(block.text)
-        if block.tag in _HEADING_TAGS and len(text) > len(headings.get(block.dom_path, "")):
-            headings[block.dom_path] = text
-    for holder in shown:
-        if normalize_text(holder.text) != key:
+    for block, normalized in shown:
+        if block.tag in HEADING_TAGS and len(normalized) > len(headings.get(block.dom_path, "")):
+            headings[block.dom_path] = normalized
+    for holder, normalized in shown:
+        if normalized != key:
             continue
         path = holder.dom_path
         while path:

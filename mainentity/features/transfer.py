@@ -83,7 +83,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from mainentity.features.anchortext import dice_matrix
-from mainentity.features.candidates import title_strings
+from mainentity.features.candidates import HEADING_TAGS, title_strings
 from mainentity.features.site import SITE_FEATURES, SiteProfile
 from mainentity.features.title_segments import split_title, url_parts
 from mainentity.records import Page, RenderedPage, TextBlock
@@ -124,7 +124,6 @@ MONOTONIC_FEATURES = {
     "whole_share": 1,
 }
 
-_HEADING_TAGS = frozenset(f"h{level}" for level in range(1, 7))
 _JSON_LD = re.compile(r"<script[^>]*application/ld\+json[^>]*>(.*?)</script>", re.IGNORECASE | re.DOTALL)
 _JSON_LD_SKIP_TYPES = {
     "organization", "newsmediaorganization", "website", "webpage", "collectionpage", "person", "brand",
@@ -228,7 +227,7 @@ def _whole_texts(candidates: Sequence[TextBlock], normalized: Sequence[str]) -> 
     wholes: dict[str, tuple[str, float]] = {}
     for candidate, text in zip(candidates, normalized, strict=True):
         if candidate.kind in ("heading", "lines") or (
-                candidate.kind == "block" and candidate.heading_level > 0 and candidate.tag in _HEADING_TAGS):
+                candidate.kind == "block" and candidate.heading_level > 0 and candidate.tag in HEADING_TAGS):
             if len(text) > len(wholes.get(candidate.dom_path, ("", 0.0))[0]):
                 wholes[candidate.dom_path] = (text, candidate.height)
     return wholes
@@ -312,7 +311,7 @@ def _site_names(rendered: RenderedPage, domain: str, site_titles: Sequence[str] 
 
 def _named_by_home_link(rendered: RenderedPage, home_link_texts: Sequence[str]) -> list[str]:
     """The last segments (squashed) of the titles cut in two or more that the text of a link home holds,
-    with at most 8 characters more, as :func:`_is_site_name` matches names: a header link "Longform
+    with at most 8 characters more (:func:`_barely_holds`, as :func:`_is_site_name`): a header link "Longform
     Quarterly" to the site's root names the segment "Longform Quarterly" of "Winter Orchards | Longform
     Quarterly" the site, on a page alone as on a site of many. A link home that only holds part of a
     segment ("Home" in "Home & Garden") names nothing. Only the last segment, where sites put their name:
@@ -329,8 +328,8 @@ def _named_by_home_link(rendered: RenderedPage, home_link_texts: Sequence[str]) 
     homes = [_text_stats(text)[4] for text in home_link_texts]
     segments = (_text_stats(pieces[-1])[4] for title in title_strings(rendered)
                 if len(pieces := split_title(title)) >= 2)
-    return [segment for segment in dict.fromkeys(segments) if len(segment) >= 4 and any(
-        segment in home and len(home) <= len(segment) + 8 for home in homes)]
+    return [segment for segment in dict.fromkeys(segments)
+            if len(segment) >= 4 and any(_barely_holds(home, segment) for home in homes)]
 
 
 #: Default ``<title>`` texts of document generators (office suites, slide and PDF converters): a page
@@ -353,11 +352,13 @@ def _is_site_name(text: str, site_names: tuple[str, ...]) -> bool:
     False
     """
     squashed = _text_stats(text)[4]
-    # "name in squashed" only for texts little longer than the name ("Christianbook.com"), not for a
-    # headline that mentions the site
-    return len(squashed) >= 4 and any(
-        squashed in name or (name in squashed and len(squashed) <= len(name) + 8) for name in site_names
-    )
+    return len(squashed) >= 4 and any(squashed in name or _barely_holds(squashed, name) for name in site_names)
+
+
+def _barely_holds(squashed: str, name: str) -> bool:
+    """Whether a squashed text holds ``name`` with at most 8 characters more: "christianbookcom" holds
+    "christianbook", a headline that mentions the site does not name it."""
+    return name in squashed and len(squashed) <= len(name) + 8
 
 
 def _holds_words(text: str, part: str) -> bool:
