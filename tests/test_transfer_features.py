@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from mainentity.features.candidates import page_candidates
-from mainentity.features.site import HOLDS_LABEL, SITE_FEATURES, site_profile, slot_of
+from mainentity.features.site import HOLDS_LABEL, IS_LABEL, SITE_FEATURES, site_profile, slot_of
 from mainentity.features.transfer import TRANSFER_FEATURES, candidate_features, jsonld_titles
 from mainentity.records import Page, RenderedPage, TextBlock
 
@@ -113,11 +113,33 @@ def test_a_slot_of_few_repeated_texts_is_a_label_and_its_holder_is_voted_on_apar
     # 3 texts over 5 pages: a label; the titles (5 texts over 5 pages) are not
     assert profile.label_slots == {slot_of(pages[0][1])}
     slots = profile.vote_slots(pages[0], list(map(slot_of, pages[0])))
-    assert slots == [slot_of(pages[0][0]), slot_of(pages[0][1]), slot_of(pages[0][2]) + HOLDS_LABEL]
+    # "(Paperback)" is on 3 pages: a label text; "(Hardcover)" (page 1) is on one
+    assert slots == [slot_of(pages[0][0]), slot_of(pages[0][1]) + IS_LABEL, slot_of(pages[0][2]) + HOLDS_LABEL]
+    assert profile.vote_slots(pages[1], list(map(slot_of, pages[1])))[1] == slot_of(pages[1][1])
     # on two pages the slot is too rare to tell; with a text per page it is the entity's slot
     assert not site_profile(pages[:2]).label_slots
     assert not site_profile([page[:1] + [block(f"Note {i}", 100, 16, path="main/h2[0]/span[0]")]
                              for i, page in enumerate(pages)]).label_slots
+
+
+def test_on_a_large_site_a_slot_whose_recurring_texts_fill_half_its_pages_is_a_label():
+    # a shop of 60 books: the heading's span holds one of 4 bindings, or a unique subtitle before it on 20 pages
+    bindings = ["(Paperback)", "(Hardcover)", "(Mass Market Paperback)", "(Audio CD)", "(Large Print)",
+                "(Board Book)", "(Library Binding)", "(Paperback - Revised Ed.)", "(Hardcover - Anniv. Ed.)"]
+    pages = []
+    for i in range(60):
+        note = bindings[i % len(bindings)] if i % 3 else f": Subtitle number {i} {bindings[i % 2]}"
+        pages.append([block(f"Book number {i}", 100, 28, level=2, path="main/h2[0]"),
+                      block(note, 100, 28, path="main/h2[0]/span[0]")])
+    profile = site_profile(pages)
+    span = slot_of(pages[1][1])
+    # 9 + 20 distinct texts (more than LABEL_MAX_VALUES), but the bindings recur on 40 of the 60 pages
+    assert profile.label_slots == {span}
+    assert profile.vote_slots(pages[1], [slot_of(c) for c in pages[1]])[1] == span + IS_LABEL
+    assert profile.vote_slots(pages[0], [slot_of(c) for c in pages[0]])[1] == span  # a subtitle: no label text
+    # the titles' slot, 60 texts on 60 pages, is no label; nor is a title slot where one title repeats
+    titles = [[block("Same book" if i < 2 else f"Book {i}", 100, 28, path="main/h2[0]")] for i in range(20)]
+    assert not site_profile(titles).label_slots
 
 
 def test_a_generator_default_title_names_no_page():

@@ -31,7 +31,7 @@ from mainentity.evaluation.bootstrap import add_ci_columns
 from mainentity.evaluation.figures import import_matplotlib as _import_matplotlib
 from mainentity.evaluation.figures import save_figure as _save_figure
 from mainentity.evaluation.html_page import data_uri, html_document, html_table
-from mainentity.evaluation.report import markdown_table, summarize, with_intervals
+from mainentity.evaluation.report import CERTAIN_SCORE, markdown_table, summarize, trust_table, with_intervals
 from mainentity.recognizers.peers import PEER_NAMES
 
 __all__ = [
@@ -369,8 +369,9 @@ def write_benchmark_report(
     paths : dict of str to Path
         Keys ``"report"`` (report.md), ``"html"`` (report.html), ``"f1_bars_svg"``, ``"f1_bars_png"``,
         ``"speed_accuracy_svg"``, ``"speed_accuracy_png"``, ``"disagreements"`` (disagreements.csv,
-        header only when there is no peer or no system of ours) and ``"summary"``
-        (benchmark_summary.csv).
+        header only when there is no peer or no system of ours), ``"summary"``
+        (benchmark_summary.csv) and ``"trust"`` (trust.csv: :func:`~mainentity.evaluation.report.trust_table`
+        of the systems whose scores are probabilities, also shown in the report's "Scores" section).
 
     Raises
     ------
@@ -412,6 +413,9 @@ def write_benchmark_report(
     write_text_atomic(paths["disagreements"], disagreements.to_csv(index=False))
     paths["summary"] = out / "benchmark_summary.csv"
     write_text_atomic(paths["summary"], table.to_csv(index=False))
+    trust = trust_table(per_page)
+    paths["trust"] = out / "trust.csv"
+    write_text_atomic(paths["trust"], trust.to_csv(index=False))
 
     notes = [*_notes(confidence, n_resamples, best, peer), *notes]
     untimed = sorted(set(table.loc[table["pages_per_s"].isna(), "system"]))
@@ -430,10 +434,10 @@ def write_benchmark_report(
         )
     paths["report"] = out / "report.md"
     write_text_atomic(paths["report"], _markdown(title, command, versions_table, shown, datasets,
-                                             disagreements, disagreement_intro, notes))
+                                             disagreements, disagreement_intro, notes, trust))
     paths["html"] = out / "report.html"
     write_text_atomic(paths["html"], _html(title, command, versions_table, shown, datasets, disagreements,
-                                       disagreement_intro, notes, paths))
+                                       disagreement_intro, notes, paths, trust))
     return paths
 
 
@@ -456,12 +460,20 @@ def _short_disagreements(disagreements: pd.DataFrame) -> pd.DataFrame:
     })
 
 
-def _markdown(title, command, versions_table, shown, datasets, disagreements, intro, notes) -> str:
+#: What the report says of its scores table.
+TRUST_INTRO = (f"Systems whose score is a probability that the answer is right: ECE (10 bins, against exact "
+               f"match), wrong answers scored >= {CERTAIN_SCORE} (count and share of the pages), and what "
+               "abstaining below 0.5 keeps (share of pages, exact match among them); also in trust.csv.")
+
+
+def _markdown(title, command, versions_table, shown, datasets, disagreements, intro, notes, trust) -> str:
     parts = [f"# {title}", "", "Command:", "", "```", command, "```", "", "## Versions", "",
              markdown_table(versions_table), "", "## Accuracy and speed", ""]
     for dataset in datasets:
         rows = shown[shown["dataset"] == dataset].drop(columns=["dataset"])
         parts += [f"### {dataset}", "", markdown_table(rows), ""]
+    if len(trust):
+        parts += ["## Scores", "", TRUST_INTRO, "", markdown_table(trust), ""]
     parts += ["## ROUGE-1 F1 per system and dataset", "", "![ROUGE-1 F1 per system and dataset](f1_bars.png)",
               "", "## Speed vs accuracy", "", "![Speed vs accuracy](speed_accuracy.png)", "",
               "## Largest disagreements", "", intro, ""]
@@ -471,13 +483,15 @@ def _markdown(title, command, versions_table, shown, datasets, disagreements, in
     return "\n".join(parts)
 
 
-def _html(title, command, versions_table, shown, datasets, disagreements, intro, notes, paths) -> str:
+def _html(title, command, versions_table, shown, datasets, disagreements, intro, notes, paths, trust) -> str:
     esc = html.escape
     body = [f"<h1>{esc(title)}</h1>", "<p>Command:</p>", f"<pre>{esc(command)}</pre>",
             "<h2>Versions</h2>", html_table(versions_table), "<h2>Accuracy and speed</h2>"]
     for dataset in datasets:
         rows = shown[shown["dataset"] == dataset].drop(columns=["dataset"])
         body += [f"<h3>{esc(dataset)}</h3>", html_table(rows)]
+    if len(trust):
+        body += ["<h2>Scores</h2>", f"<p>{esc(TRUST_INTRO)}</p>", html_table(trust)]
     body += ["<h2>ROUGE-1 F1 per system and dataset</h2>",
              f'<img alt="ROUGE-1 F1 per system and dataset" src="{data_uri(paths["f1_bars_svg"])}">',
              "<h2>Speed vs accuracy</h2>",

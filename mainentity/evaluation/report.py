@@ -49,6 +49,7 @@ __all__ = [
     "per_site",
     "screenshot_name",
     "summarize",
+    "trust_table",
     "with_intervals",
     "worst_pages",
     "write_report",
@@ -436,6 +437,65 @@ def coverage_table(per_page: pd.DataFrame, thresholds: Sequence[float] = COVERAG
                      "coverage": round(len(answered) / len(scored), 4),
                      "accuracy": round(float(answered["exact"].mean()), 4) if len(answered) else float("nan")})
     return pd.DataFrame(rows, columns=["abstain_below", "n_answered", "coverage", "accuracy"])
+
+
+#: A score from which an answer counts as certain: a wrong answer scored this high is "wrong and certain".
+CERTAIN_SCORE = 0.9
+
+
+def trust_table(per_page: pd.DataFrame, by: Sequence[str] = ("system", "dataset"), *,
+                abstain_below: float = 0.5) -> pd.DataFrame:
+    """Whether the scores can be acted on, per group: ECE, wrong answers scored as certain, and abstention.
+
+    Only rows whose ``score_kind`` is ``probability`` count (a model whose scores are on its own scale
+    has no row); "right" is an exact match.
+
+    Parameters
+    ----------
+    per_page : DataFrame
+        From :func:`evaluate_predictions` (columns ``score``, ``score_kind``, ``exact`` and ``by``).
+    by : sequence of str, default ("system", "dataset")
+        Grouping columns.
+    abstain_below : float, default 0.5
+        The threshold of the abstention columns.
+
+    Returns
+    -------
+    table : DataFrame
+        One row per group with scored pages: ``by``, ``n_scored``, ``exact`` (over the scored pages),
+        ``mean_score``, ``ece`` (:func:`~mainentity.evaluation.metrics.expected_calibration_error`, 10
+        bins, against exact match), ``n_wrong``, ``n_wrong_certain`` (wrong with a score >=
+        :data:`CERTAIN_SCORE`), ``wrong_certain_share`` (of the scored pages), ``kept_share`` and
+        ``kept_exact`` (the pages scored >= ``abstain_below``, and exact match among them; ``nan`` when
+        none is kept). Empty, with these columns, when no page has a probability.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"system": "s", "dataset": "d", "score_kind": "probability",
+    ...                    "score": [0.95, 0.95, 0.15, 0.6], "exact": [1.0, 0.0, 0.0, 1.0]})
+    >>> trust_table(df)[["n_wrong_certain", "wrong_certain_share", "kept_share", "kept_exact"]].to_dict("records")
+    [{'n_wrong_certain': 1, 'wrong_certain_share': 0.25, 'kept_share': 0.75, 'kept_exact': 0.6667}]
+    """
+    by = list(by)
+    columns = [*by, "n_scored", "exact", "mean_score", "ece", "n_wrong", "n_wrong_certain", "wrong_certain_share",
+               "kept_share", "kept_exact"]
+    if "score_kind" not in per_page.columns:
+        return pd.DataFrame(columns=columns)
+    scored = per_page[per_page["score_kind"].eq("probability") & per_page["score"].between(0.0, 1.0)]
+    rows = []
+    for key, group in scored.groupby(by, sort=True):
+        scores, exact = group["score"].to_numpy(float), group["exact"].to_numpy(float)
+        kept = scores >= abstain_below
+        wrong_certain = int(np.sum((exact < 1.0) & (scores >= CERTAIN_SCORE)))
+        rows.append({**dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True)),
+                     "n_scored": len(group), "exact": round(float(exact.mean()), 4),
+                     "mean_score": round(float(scores.mean()), 4),
+                     "ece": round(expected_calibration_error(scores, exact), 4),
+                     "n_wrong": int(np.sum(exact < 1.0)), "n_wrong_certain": wrong_certain,
+                     "wrong_certain_share": round(wrong_certain / len(group), 4),
+                     "kept_share": round(float(kept.mean()), 4),
+                     "kept_exact": round(float(exact[kept].mean()), 4) if kept.any() else float("nan")})
+    return pd.DataFrame(rows, columns=columns)
 
 
 #: How many pages the report's worst-pages list shows.

@@ -11,9 +11,14 @@ candidates instead of DOM nodes):
   share of the site's other pages with that slot, the *slot variety* the share of those pages on which
   the slot holds a text different from every other page's;
 - a *label slot*: a slot on several pages whose text takes only a handful of values, some on several
-  pages ("(Paperback)", "(Hardcover)" beside a book's title): it labels the entity, it is not the
-  entity. A merged block that holds a label slot's block is voted on as a slot of its own
-  (:meth:`SiteProfile.vote_slots`), so the site vote carries a title without its label.
+  pages ("(Paperback)", "(Hardcover)" beside a book's title), or, on a large site, whose recurring
+  texts fill at least half of its pages (a shop of 2000 books with 20 bindings, some beside a unique
+  subtitle): it labels the entity, it is not the entity. A merged block that holds a label slot's block
+  is voted on as a slot of its own (:meth:`SiteProfile.vote_slots`), so the site vote carries a title
+  without its label; and a *label text*, a text a label slot holds on :data:`LABEL_MIN_PAGES` pages or
+  more, is never a page's answer where the page has another candidate (the site vote's first step in
+  :class:`~mainentity.recognizers.general.GeneralRecognizer`): one text on many pages is the
+  template's, the entity's name differs from page to page.
 """
 
 from __future__ import annotations
@@ -37,6 +42,8 @@ LABEL_MIN_PAGES = 3
 LABEL_MAX_VALUES = 8
 #: Suffix of the vote slot of a merged block that holds a label slot's block.
 HOLDS_LABEL = "|holds label"
+#: Suffix of the vote slot of a label text (a text a label slot holds on LABEL_MIN_PAGES pages or more).
+IS_LABEL = "|is label"
 
 
 def slot_of(candidate: TextBlock) -> str:
@@ -69,8 +76,12 @@ class SiteProfile:
         (:data:`NEAR_COPY_OVERLAP`): a whole title that several pages share names a section or the
         site, not one page ("Journal | Harbor Lane Goods" on an article and on the journal's index).
     label_slots : frozenset of str
-        Slots on at least :data:`LABEL_MIN_PAGES` pages with at most :data:`LABEL_MAX_VALUES` distinct
-        texts, fewer than their pages (module docstring).
+        Slots on at least :data:`LABEL_MIN_PAGES` pages whose texts are fewer than their pages and either
+        at most :data:`LABEL_MAX_VALUES` distinct ones or, on more pages, texts that recur (on two pages or
+        more) on at least half of the slot's pages (module docstring).
+    label_texts : frozenset of str
+        ``slot + "|" + normalised text`` of each text a label slot holds on :data:`LABEL_MIN_PAGES` pages
+        or more.
     """
 
     n_pages: int
@@ -80,6 +91,7 @@ class SiteProfile:
     title_pages: dict[str, int] = field(default_factory=dict)
     shared_title_texts: frozenset[str] = frozenset()
     label_slots: frozenset[str] = frozenset()
+    label_texts: frozenset[str] = frozenset()
 
     @cached_property
     def site_title_segments(self) -> tuple[str, ...]:
@@ -96,8 +108,9 @@ class SiteProfile:
                      if 2 * n >= self.n_pages and segment in self.shared_title_texts)
 
     def vote_slots(self, candidates: Sequence[TextBlock], slots: Sequence[str]) -> list[str]:
-        """The slots the site vote counts for one page's candidates: ``slots``, with :data:`HOLDS_LABEL`
-        added to that of each merged block that holds (in its DOM subtree) a block of a label slot.
+        """The slots the site vote counts for one page's candidates: ``slots``, with :data:`IS_LABEL` added to
+        that of each label text and :data:`HOLDS_LABEL` to that of each merged block that holds (in its DOM
+        subtree) a block of a label slot.
 
         A book's heading "Winter Letters (Large Print)" with its format in a span of its own is then
         not in the slot of its text alone ("Winter Letters"): on a site whose pages mostly answer with
@@ -132,8 +145,10 @@ class SiteProfile:
                   if slot in self.label_slots]
         if not labels:
             return list(slots)
-        return [slot + HOLDS_LABEL if candidate.merged and any(path.startswith(candidate.dom_path + "/")
-                                                              for path in labels) else slot
+        return [slot + IS_LABEL if f"{slot}|{normalize_text(candidate.text)}" in self.label_texts
+                else slot + HOLDS_LABEL if candidate.merged and any(path.startswith(candidate.dom_path + "/")
+                                                                   for path in labels)
+                else slot
                 for candidate, slot in zip(candidates, slots, strict=True)]
 
     def features(self, candidates: Sequence[TextBlock], slots: Sequence[str] | None = None) -> np.ndarray:
@@ -224,8 +239,9 @@ def site_profile(
         for slot, text in slots.items():
             slot_texts[slot][text] += 1
     slot_unique = {slot: sum(1 for count in texts.values() if count == 1) for slot, texts in slot_texts.items()}
-    label_slots = frozenset(slot for slot, texts in slot_texts.items() if slot_pages[slot] >= LABEL_MIN_PAGES
-                            and len(texts) <= LABEL_MAX_VALUES and len(texts) < slot_pages[slot])
+    label_slots = frozenset(slot for slot, texts in slot_texts.items() if _is_label_slot(texts, slot_pages[slot]))
+    label_texts = frozenset(f"{slot}|{text}" for slot in label_slots for text, count in slot_texts[slot].items()
+                            if count >= LABEL_MIN_PAGES)
     holders: dict[str, list[int]] = defaultdict(list)
     for page, segments in enumerate(pages_title_segments):
         for key in {normalize_text(segment) for segment in segments}:
@@ -234,7 +250,25 @@ def site_profile(
     shared = frozenset(key for key, pages in holders.items() if len(pages) > 1
                        and _distinct_pages(pages, pages_candidates) > 1)
     return SiteProfile(len(pages_candidates), dict(text_pages), dict(slot_pages), slot_unique, title_pages, shared,
-                       label_slots)
+                       label_slots, label_texts)
+
+
+def _is_label_slot(texts: Counter[str], n_pages: int) -> bool:
+    """Whether a slot whose texts (normalised text -> pages) are on ``n_pages`` pages labels the entity: on
+    :data:`LABEL_MIN_PAGES` pages or more, some text on two of them, and few distinct texts
+    (:data:`LABEL_MAX_VALUES` at most) or recurring texts on at least half of the pages (a count that
+    grows with the site: 20 bindings over 2000 books are a label; a book title repeated once is not).
+
+    >>> _is_label_slot(Counter({"(paperback)": 3, "(hardcover)": 1}), 4)
+    True
+    >>> _is_label_slot(Counter({**{f"binding {i}": 60 for i in range(20)}, **{f"t{i}": 1 for i in range(900)}}), 2100)
+    True
+    >>> _is_label_slot(Counter({"same book": 2, **{f"book {i}": 1 for i in range(18)}}), 20)
+    False
+    """
+    if n_pages < LABEL_MIN_PAGES or len(texts) >= n_pages:
+        return False
+    return len(texts) <= LABEL_MAX_VALUES or 2 * sum(count for count in texts.values() if count >= 2) >= n_pages
 
 
 #: Overlap of two pages' candidate texts (shared texts over the smaller page's texts) from which they

@@ -6,7 +6,9 @@ Built for sites no label and no training run has touched. For each page:
 2. features that mean the same on every site (:mod:`mainentity.features.transfer`), including
    site-level ones counted over the pages of the page's site (:mod:`mainentity.features.site`);
 3. a :class:`~mainentity.models.ranker.CandidateRanker` scores them; the best is the answer;
-4. site-level inference (``site_vote``): on a site of several pages, the template slot that holds the
+4. site-level inference (``site_vote``): a label text (a text a label slot of the site holds on several
+   pages, :mod:`mainentity.features.site`) falls under the page's other candidates; on a site of several
+   pages, the template slot that holds the
    answer on most pages wins a vote, and each page whose candidate in that slot scores within
    ``vote_margin`` of its best takes that candidate instead. No label is used;
 5. the answer's score is the calibrated probability that it is right, fitted on the answers a model
@@ -49,7 +51,7 @@ from sklearn.utils.validation import check_is_fitted
 from mainentity.features.candidates import page_candidates, page_title_segments
 from mainentity.features.generic_titles import short_link_texts, with_generic_title
 from mainentity.features.labels import main_entity_labels
-from mainentity.features.site import SITE_FEATURES, SiteProfile, site_profile, slot_of
+from mainentity.features.site import IS_LABEL, SITE_FEATURES, SiteProfile, site_profile, slot_of
 from mainentity.features.split_headings import split_heading_copies
 from mainentity.features.transfer import MONOTONIC_FEATURES, TRANSFER_FEATURES, candidate_features
 from mainentity.models.calibration import DoubtCalibrator
@@ -100,6 +102,14 @@ class GeneralRecognizer(Recognizer):
     max_negatives : int, default 100
         At most this many other candidates of each training page, sampled at random (all main-entity
         candidates are kept): fitting time grows with candidates, the ranking hardly does.
+    max_training_pages_per_site : int or None, default None
+        Train on at most this many labeled pages of each site, a seeded sample (``None`` trains on all).
+        A site's weight in training then does not grow with its page count: a shop dump of 2000 pages of
+        one template counts as much as 20 pages of news sites, instead of drowning 240 one-page sites in
+        its one layout. A sample rather than per-site sample weights, because every candidate of every
+        page is featurised and the held-out folds are fitted again: sampling also bounds training time.
+        The sampled pages are profiled as their site (site features are shares of its pages, which a
+        sample of 20 estimates).
     site_features : bool, default True
         Use the site-level features (template share, slot share and variety); off, they are 0 as on a
         site of one page.
@@ -174,7 +184,8 @@ class GeneralRecognizer(Recognizer):
     site_level: ClassVar[bool] = True
 
     def __init__(self, method="gbm", max_iter=200, learning_rate=0.1, max_depth=4, min_samples_leaf=40, l2=1.0,
-                 monotonic=True, max_negatives=100, site_features=True, site_dropout=0.5, generic_title_share=0.5,
+                 monotonic=True, max_negatives=100, max_training_pages_per_site=None, site_features=True,
+                 site_dropout=0.5, generic_title_share=0.5,
                  split_heading_share=0.5, site_vote=True,
                  vote_min_pages=3, vote_share=0.5, vote_margin=2.0, calibrate=True, calibration="signals", n_folds=5,
                  abstain_below=0.0, n_top=5, random_state=None):
@@ -186,6 +197,7 @@ class GeneralRecognizer(Recognizer):
         self.l2 = l2
         self.monotonic = monotonic
         self.max_negatives = max_negatives
+        self.max_training_pages_per_site = max_training_pages_per_site
         self.site_features = site_features
         self.site_dropout = site_dropout
         self.generic_title_share = generic_title_share
@@ -204,7 +216,8 @@ class GeneralRecognizer(Recognizer):
     def __setstate__(self, state: dict) -> None:
         # a model saved before ``calibration`` was a parameter was calibrated by isotonic regression on the score
         # and one saved before ``split_heading_share`` was trained without split headings
-        super().__setstate__({"calibration": "isotonic", "split_heading_share": 0.0, **state})
+        super().__setstate__({"calibration": "isotonic", "split_heading_share": 0.0,
+                              "max_training_pages_per_site": None, **state})
 
     def _ranker(self) -> CandidateRanker:
         monotonic = [MONOTONIC_FEATURES.get(name, 0) for name in TRANSFER_FEATURES] if self.monotonic else None
@@ -263,12 +276,14 @@ class GeneralRecognizer(Recognizer):
         # are the same whatever order the documents arrive in (as rendering finishes), so is the model
         usable = sorted((d for d in documents if d.rendered is not None and d.page.main_entity),
                         key=lambda d: (d.page.site_id, d.page.path))
+        n_skipped = len(documents) - len(usable)
+        usable = self._site_sample(usable)
         rng = np.random.default_rng(self.random_state)
         augmented, site_keys = self._with_generic_titles(usable)
         features = self._page_candidates(augmented, site_keys)
         rows, labels, groups, sites = [], [], [], []
         site_ids = {site: k for k, site in enumerate(_by_site(usable))}  # a copy is held out with its site
-        n_skipped, n_copies = len(documents) - len(usable), 0
+        n_copies = 0
         for page_id, (document, (candidates, x, _)) in enumerate(zip(augmented, features, strict=True)):
             if not candidates:
                 n_skipped += page_id < len(usable)
@@ -306,6 +321,22 @@ class GeneralRecognizer(Recognizer):
         self.n_generic_title_copies_ = n_copies
         self.n_training_candidates_ = len(y)
         return self
+
+    def _site_sample(self, documents: Sequence[Document]) -> list[Document]:
+        """At most ``max_training_pages_per_site`` of each site's documents (given in (site id, path) order), a
+        sample from a random stream of its own (``random_state``, 3), kept in that order."""
+        if self.max_training_pages_per_site is None:
+            return list(documents)
+        if self.max_training_pages_per_site < 1:
+            raise ValueError("max_training_pages_per_site must be >= 1 or None; "
+                             f"got {self.max_training_pages_per_site}")
+        rng = np.random.default_rng(None if self.random_state is None else [self.random_state, 3])
+        keep: list[int] = []
+        for indices in _by_site(documents).values():
+            if len(indices) > self.max_training_pages_per_site:
+                indices = sorted(rng.choice(indices, self.max_training_pages_per_site, replace=False).tolist())
+            keep += indices
+        return [documents[i] for i in sorted(keep)]
 
     def _with_generic_titles(self, documents: Sequence[Document]) -> tuple[list[Document], list[Hashable]]:
         """The training documents, the split-heading and the generic-title copies (``split_heading_share``,
@@ -463,13 +494,21 @@ class GeneralRecognizer(Recognizer):
         return [all_scores[bounds[i]:bounds[i + 1]].copy() for i in range(len(features))]
 
     def _vote(self, site_scored: list[tuple[list[str], np.ndarray]]) -> None:
-        """Site-level inference, in place: move each page's answer to the winning slot when close.
+        """Site-level inference, in place: set label texts under the page's other candidates, then move each
+        page's answer to the winning slot when close.
 
-        ``site_scored`` holds, per page of one site, its candidates' slots and their scores.
+        ``site_scored`` holds, per page of one site, its candidates' vote slots
+        (:meth:`~mainentity.features.site.SiteProfile.vote_slots`) and their scores. A label text (vote slot
+        ending in :data:`~mainentity.features.site.IS_LABEL`: "(Mass Market Paperback)" on 500 pages of a
+        shop) is the template's, never the entity's: its score drops under the page's lowest other score.
         """
         pages = [(slots, scores) for slots, scores in site_scored if len(slots)]
         if len(pages) < self.vote_min_pages:
             return
+        for slots, scores in pages:
+            is_label = np.fromiter((slot.endswith(IS_LABEL) for slot in slots), bool, len(slots))
+            if is_label.any() and not is_label.all():
+                scores[is_label] = np.minimum(scores[is_label], scores[~is_label].min() - 1.0)
         votes = Counter(slots[int(np.argmax(scores))] for slots, scores in pages)
         slot, count = votes.most_common(1)[0]
         if count < self.vote_share * len(pages):
@@ -558,7 +597,9 @@ class GeneralRecognizer(Recognizer):
         candidates, slots = self._site_candidates(site)
         features = self._features(site, candidates, slots, statistics)
         scores = self._scores(features) if site else []
-        for i, *page in zip(renderable, candidates, slots, scores, features, strict=True):
+        vote_slots = [statistics.vote_slots(page, page_slots)
+                      for page, page_slots in zip(candidates, slots, strict=True)]
+        for i, *page in zip(renderable, candidates, vote_slots, scores, features, strict=True):
             scored[i] = self._scored_page(documents[i].page, *page)
         return scored
 
