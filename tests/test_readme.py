@@ -27,6 +27,25 @@ def test_readme_has_two_setup_commands_and_ci_runs_the_test_one():
     assert test.strip() in ci
 
 
+def test_readme_use_it_has_the_five_commands_and_they_parse():
+    """The README's "Use it" block: one example of each main command, accepted by the command's own parser, every
+    path it names there in the repository (but placeholders such as SITE_DUMP, and outputs)."""
+    from mainentity import cli
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## Use it\n", 1)[1].split("\n## ", 1)[0]
+    block = re.findall(r"```bash\n(.*?)\n```", section, flags=re.S)[0]
+    examples = [shlex.split(line, comments=True) for line in block.splitlines()]
+    assert [argv[:2] for argv in examples] == [["mainentity", command] for command in
+                                               ("predict", "evaluate", "train", "benchmark", "annotate")]
+    parser = cli.build_parser()
+    for argv in examples:
+        args = parser.parse_args(argv[1:])
+        named = getattr(args, "paths", None) or [getattr(args, "config", None) or args.site_dump]
+        for path in named:
+            assert path.isupper() or (REPO / path).exists(), (argv, path)
+
+
 def test_readme_results_are_generated_from_committed_results():
     assert load_script("readme_table").main(["--check"]) == 0
 
