@@ -46,8 +46,9 @@ def test_docs_build_strict(tmp_path):
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(REPO / "mkdocs.yml"), "-d", str(site)],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
-    # the README's set-up section is the home page's, included from README.md
+    # the README's introduction and set-up section are the home page's, included from README.md
     home = (site / "index.html").read_text(encoding="utf-8")
+    assert "Jaccard, Dice and exact-match reports" in home and "--8&lt;--" not in home
     assert "Set up and run (Debian, as root)" in home and "sample-shop-predictions.jsonl" in home
     # the generated tables moved with their sections
     assert "christianbook-&gt;readability" in (site / "cross-site" / "index.html").read_text(encoding="utf-8")
