@@ -387,7 +387,7 @@ def extract(html: str | bytes, url: str | None = None, *, model: Model | None = 
 
     Examples
     --------
-    Not run here (it starts Chromium; the README's examples run in ``tests/test_readme.py``)::
+    Not run here (it starts Chromium; the examples of README.md and docs/python.md run in ``tests/test_readme.py``)::
 
         prediction = extract("<title>Enamel Kettle | Harbor Lane</title><h1>Enamel Kettle</h1>",
                              "https://shop.example/p/enamel-kettle")
