@@ -87,3 +87,11 @@ def test_pages_without_a_url_are_lone_pages_never_one_site(tmp_path, caplog):
     (dump,) = read_dataset(folder, base_url="https://flat.example/")
     assert dump.site_id == "flat" and len(dump.pages) == 12
     assert dump.pages[1].url == "https://flat.example/01.html"
+    # a folder with no readable page keeps its failures
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "a.html").write_bytes(b"")
+    loaded = load_pages([str(tmp_path / "empty")])
+    assert loaded.pages == ()
+    assert [(failure.site_id, failure.path, failure.reason) for failure in loaded.failures] == [
+        ("empty", "a.html", "empty page (0 bytes)")]
+

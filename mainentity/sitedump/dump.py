@@ -469,9 +469,9 @@ def sites_by_own_url(dump: SiteDump, *, max_pages: int | None = None) -> tuple[l
     sites : list of SiteDump
         One per host of the pages' own URLs (:func:`site_of_url`), and one per page without a URL
         (site id ``html-<digest>``, :func:`page_digest`; ``-1``, ``-2`` ... after it for copies of a page
-        already seen), in the order of each site's
-        first page. A page keeps its ``<base href>`` URL; one without takes its own URL, so its URL
-        features and links are the site's. The folder's failures go with the first site.
+        already seen), in the order of each site's first page. A page keeps its ``<base href>`` URL; one
+        without takes its own URL, so its URL features and links are the site's. The folder's failures
+        go with the first site (a folder with no readable page is returned as it is).
     summary : str
         How the folder was grouped, for the log.
 
@@ -504,7 +504,9 @@ def sites_by_own_url(dump: SiteDump, *, max_pages: int | None = None) -> tuple[l
                 page = replace(page, url=url)
         grouped.setdefault(site_id, []).append(replace(page, site_id=site_id))
     sites = [SiteDump(site_id, dump.directory, tuple(pages[:max_pages]), ()) for site_id, pages in grouped.items()]
-    if sites and dump.failures:
+    if not sites:
+        sites = [dump]
+    elif dump.failures:
         sites[0] = replace(sites[0], failures=dump.failures)
     n_lone = len(dump.pages) - sum(markers.values())
     how = ", ".join(counted(n, marker, MARKER_PLURALS[marker]) for marker in URL_MARKERS if (n := markers[marker]))
@@ -524,7 +526,7 @@ def read_dataset(
     A directory without ``sites/`` is one site dump when it has a manifest or ``base_url`` is given; else
     it is a folder of pages, grouped into sites by each page's own URL (canonical link, ``og:url``,
     ``<base href>``, saved-from comment), a page without one a site of its own
-    (:func:`mainentity.sitedump.own_urls.sites_by_own_url`; how is logged). The pages that cannot be read
+    (:func:`sites_by_own_url`; how is logged). The pages that cannot be read
     are logged as one warning (:func:`log_failures`).
 
     Parameters
