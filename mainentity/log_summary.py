@@ -69,7 +69,7 @@ class RepeatedMessage:
 
     def log(self, total: int | None = None) -> None:
         """Log what was recorded, then forget it: nothing for none, the message itself for one, else the
-        summary with the first :attr:`n_examples` names and, when ``DEBUG`` is on, every message.
+        summary with the first :attr:`n_examples` distinct names and, when ``DEBUG`` is on, every message.
 
         Parameters
         ----------
@@ -83,8 +83,9 @@ class RepeatedMessage:
             return
         if not messages:
             return
-        more = f"; -v lists all {len(names)}" if len(names) > self.n_examples else ""
-        examples = f"(e.g. {', '.join(names[:self.n_examples])}{more})"
+        distinct = list(dict.fromkeys(names))  # a page tried twice is named once
+        more = f"; -v lists all {len(names)}" if len(distinct) > self.n_examples else ""
+        examples = f"(e.g. {', '.join(distinct[:self.n_examples])}{more})"
         summary = self.summary if "{examples}" in self.summary else self.summary + " {examples}"
         self.logger.log(self.level, "%s", summary.format(n=len(messages), total=total, examples=examples))
         for message in messages:
