@@ -162,8 +162,9 @@ def _add_predict(commands) -> None:
                          help="output file, .jsonl or .csv, resumed if it exists and the same model wrote it "
                               "(default -: JSON Lines on standard output)")
     predict.add_argument("--overwrite", action="store_true", help="replace the output instead of resuming it")
-    predict.add_argument("--base-url", help="URL prefix for pages without a manifest or <base href> (for -: "
-                                            "the page's URL)")
+    predict.add_argument("--base-url", help="URL prefix for pages without a manifest or <base href>; a folder "
+                                            "without a manifest is then one site, not grouped by the pages' own "
+                                            "URLs (for -: the page's URL)")
     predict.add_argument("--retry-errors", action="store_true",
                          help="predict again the pages whose rows in the output have an error")
     predict.add_argument("--abstain-below", type=float, metavar="P",

@@ -19,6 +19,7 @@ import numpy as np
 
 from mainentity.config import DataConfig
 from mainentity.linkgraph import AnchorCoverage, link_graph
+from mainentity.log_summary import RepeatedMessage
 from mainentity.records import Page
 from mainentity.sitedump import (
     MANIFEST_NAME,
@@ -328,11 +329,21 @@ def anchor_coverage_notes(coverage: Sequence[AnchorCoverage], *, configurable: b
 
 
 def log_anchor_coverage(coverage: Sequence[AnchorCoverage], *, configurable: bool = True) -> None:
-    """Log the overall coverage and each site of several pages (info), a silent site as a warning."""
+    """Log the overall coverage (info), then the sites of several pages: the silent ones as one warning,
+    the others as one info line (each site's own line when it is the only one; ``-v`` lists them all:
+    :class:`mainentity.log_summary.RepeatedMessage`).
+    """
     logger.info("%s", anchor_coverage_notes(coverage)[0])
-    for site in coverage:
-        if site.n_pages >= 2:
-            (logger.warning if site.silent else logger.info)("%s", _site_coverage_note(site, configurable))
+    several = [site for site in coverage if site.n_pages >= 2]
+    advice = ". If they do link, set data.anchor_url_pattern in the config" if configurable else ""
+    silent = RepeatedMessage(logger, "{n} of {total} sites of several pages have no links between their pages: "
+                             "anchor texts are missing there {examples}" + advice)
+    linked = RepeatedMessage(logger, "{n} of {total} sites of several pages have incoming anchor texts",
+                             level=logging.INFO)
+    for site in several:
+        (silent if site.silent else linked).add(site.site_id, _site_coverage_note(site, configurable))
+    silent.log(total=len(several))
+    linked.log(total=len(several))
 
 
 def load_labeled_pages(

@@ -28,6 +28,7 @@ from tqdm import tqdm
 from mainentity.collector import fewer_cycle_collections
 from mainentity.config import RENDER_POLICIES, CleaningConfig, Config, RenderConfig
 from mainentity.loading import page_key
+from mainentity.log_summary import repeated_message
 from mainentity.model_store import TrainedModel
 from mainentity.recognizers.base import Recognizer, make_recognizer
 from mainentity.records import Document, Page, Prediction
@@ -229,10 +230,11 @@ def render_all(
     """
     documents: dict[tuple[str, str], Document] = {}
     failed: list[Prediction] = []
-    with fewer_cycle_collections():  # every document stays alive: see mainentity.collector
+    with (fewer_cycle_collections(),  # every document stays alive: see mainentity.collector
+          repeated_message(logger, "{n} of {total} pages failed to render", total=len(pages)) as failures):
         for page, document, error in progress(read(pages, rendered=rendered), len(pages), desc):
             if document is None:
-                logger.warning("render failed for %s/%s: %s", page.site_id, page.path, error)
+                failures.add(f"{page.site_id}/{page.path}", f"render failed for {page.site_id}/{page.path}: {error}")
                 failed.append(error_prediction(page, error))
             else:
                 documents[page_key(page)] = document
@@ -309,10 +311,17 @@ def predict_documents(
     site is predicted as soon as all of its ``pages_per_site[site_id]`` pages have arrived (documents
     or failures), and every site still open when the stream ends is predicted then.
 
-    The cycle collector runs less often meanwhile (:func:`mainentity.collector.fewer_cycle_collections`).
+    The pages without a document are logged as one warning when the stream ends (each page's line when it
+    is the only one; ``-v`` lists them all: :func:`mainentity.log_summary.repeated_message`). The cycle
+    collector runs less often meanwhile (:func:`mainentity.collector.fewer_cycle_collections`).
     """
-    with fewer_cycle_collections():
+    with (fewer_cycle_collections(),
+          repeated_message(logger, "{n} pages have no prediction (an error row each)") as unanswered):
         predictions: list[Prediction] = []
+
+        def failed(page: Page, error: str) -> None:
+            unanswered.add(f"{page.site_id}/{page.path}", f"no prediction for {page.site_id}/{page.path}: {error}")
+            emit(error_prediction(page, error))
 
         def emit(prediction: Prediction) -> None:
             predictions.append(prediction)
@@ -342,8 +351,7 @@ def predict_documents(
             for page, document, error in documents:
                 arrived[page.site_id] += 1
                 if document is None:
-                    logger.warning("no prediction for %s/%s: %s", page.site_id, page.path, error)
-                    emit(error_prediction(page, error))
+                    failed(page, error)
                 else:
                     open_sites[page.site_id].append(document)
                 if pages_per_site is not None and arrived[page.site_id] >= pages_per_site.get(page.site_id, 0):
@@ -355,8 +363,7 @@ def predict_documents(
         batch: list[Document] = []
         for page, document, error in documents:
             if document is None:
-                logger.warning("no prediction for %s/%s: %s", page.site_id, page.path, error)
-                emit(error_prediction(page, error))
+                failed(page, error)
                 continue
             batch.append(document)
             if len(batch) >= batch_size:

@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from mainentity.features.candidates import is_heading_part
+from mainentity.log_summary import repeated_message
 from mainentity.records import Document, Page, Prediction, RenderedPage
 from mainentity.slot_transfer import transfer_site
 from mainentity.text import counted
@@ -129,12 +130,14 @@ def _static_answers(
     """The static model's answers that reach ``threshold`` and are no strict part of a heading's text
     (:func:`~mainentity.features.candidates.is_heading_part`), by page key (a page it fails on is absent)."""
     documents = []
-    for page in pages:
-        try:
-            documents.append(Document(page, read_static(page)))
-        except ValueError as error:
-            label = f"{page.site_id}/{page.path}"
-            logger.info("%s is rendered: %s", label, str(error).removeprefix(f"{label}: "))  # named once
+    with repeated_message(logger, "{n} of {total} pages of small sites are rendered: the static reader leaves "
+                          "them to the renderer", level=logging.INFO, total=len(pages)) as left:
+        for page in pages:
+            try:
+                documents.append(Document(page, read_static(page)))
+            except ValueError as error:
+                label = f"{page.site_id}/{page.path}"
+                left.add(label, f"{label} is rendered: {str(error).removeprefix(f'{label}: ')}")  # named once
     if not documents:
         return {}
     readings = {(d.page.site_id, d.page.path): d.rendered for d in documents}

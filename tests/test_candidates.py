@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from mainentity.features.candidates import page_candidates, title_segment_candidates
 from mainentity.records import RenderedPage, TextBlock
 
@@ -85,3 +87,57 @@ def test_of_two_og_titles_the_one_the_page_bears_out_wins():
     # a last tag the page does not show loses to one it does
     stale_last = (("og:title", "Salt marsh walks"), ("twitter:title", "Harbour"), ("og:title", "Home page"))
     assert RenderedPage("Harbour Notes", stale_last, shown).meta_titles == ("Salt marsh walks", "Harbour")
+
+
+#: A 2008 news page of the shape of issue 37's: its ad's ``document.write`` source shown as text, where the
+#: readers keep script-like text (an element that shows code, here ``<tt>``) and in the ``<title>`` its broken
+#: markup swallowed, set larger and bolder than the headline; and a link's inline handler shown as text.
+SCRIPT_SHOWN_PAGE = """<!DOCTYPE html><html><head>
+<title>Storm closes bridge'?' + OAS_query + '"&gt;&lt;\\/SCRIPT&gt;'); //--&gt;</title></head><body>
+<tt style="font-size:30px;font-weight:700">Storm closes bridge'?' + OAS_query + '"&gt;&lt;\\/SCRIPT&gt;'); //--&gt;</tt>
+<p style="font-size:22px;font-weight:bold">onclick="window.open('/poll.html','poll','width=300'); return false;"</p>
+<h1 style="font-size:24px">Storm closes bridge</h1>
+<p>The harbour bridge was closed on Tuesday night as gusts reached 120 km/h, the port authority said.</p>
+<p>Ferries ran every twenty minutes until the morning.</p>
+</body></html>"""
+
+
+def shown_script_page():
+    from mainentity.records import Page
+
+    return Page("gazette.example", "2008/storm.html", "https://gazette.example/2008/storm.html", SCRIPT_SHOWN_PAGE)
+
+
+def is_script(text):
+    return "OAS_query" in text or "window.open" in text
+
+
+def assert_no_script_candidate(rendered):
+    texts = [candidate.text for candidate in page_candidates(rendered)]
+    assert "Storm closes bridge" in texts
+    # the reader shows both texts as blocks, and the title as it is ...
+    assert len([block.text for block in rendered.blocks if is_script(block.text)]) == 2, rendered.blocks
+    assert is_script(rendered.title)
+    assert not [text for text in texts if is_script(text)], texts  # ... none is a candidate
+
+
+def test_script_source_shown_as_text_is_no_candidate_of_the_static_reader():
+    from mainentity.api import load_model
+    from mainentity.render.static import read_static
+
+    page = shown_script_page()
+    assert_no_script_candidate(read_static(page))
+    prediction = load_model("general-static").extract(page.html, page.url)
+    assert prediction.main_entity == "Storm closes bridge"
+
+
+@pytest.mark.browser
+def test_script_source_shown_as_text_is_no_candidate_of_the_rendered_page(render_cache_dir):
+    from mainentity.api import load_model
+    from mainentity.render import RenderSettings, render_pages
+
+    page = shown_script_page()
+    (outcome,) = render_pages([page], RenderSettings(), render_cache_dir)
+    assert_no_script_candidate(outcome.rendered)
+    with load_model("general", cache_dir=render_cache_dir, render_policy="always") as model:
+        assert model.extract(page.html, page.url).main_entity == "Storm closes bridge"

@@ -15,6 +15,7 @@ RANKS = {
     "records": 0,
     "text": 0,
     "collector": 0,  # cycle-collector thresholds while documents are built (pipeline, runs)
+    "log_summary": 0,  # messages that would repeat per site or page, logged once with a count
     "sitedump": 1,  # site dumps: decoding, manifest, pages, subresources
     "linkgraph": 1,  # incoming anchor texts: urls, url_keys, anchors
     "warc": 1.5,  # crawls into the records of site dumps: crawl, record_reader, http_payload, subresources

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import http.server
+import logging
 import os
 import signal
 import threading
@@ -361,13 +362,16 @@ def test_non_http_url_uses_placeholder(renderer):
     assert by_text(render_one(renderer, page), "rel").in_link
 
 
-def test_hanging_page_times_out_and_batch_goes_on():
+def test_hanging_page_times_out_and_batch_goes_on(caplog):
     settings = RenderSettings(javascript=True, concurrency=1, timeout_s=1.5, retries=1)
     hang = make_page("<p>x</p><script>while (true) {}</script>", path="hang.htm")
     fine = make_page("<p>after</p>", path="fine.htm")
-    with Renderer(settings) as r:
+    with Renderer(settings) as r, caplog.at_level(logging.INFO, logger="mainentity.render.browser"):
         outcomes = {o.page.path: o for o in r.render([hang, fine])}
         assert r.n_tabs_replaced == 2
+    # its two failed attempts are one line when the batch ends
+    assert [record.getMessage() for record in caplog.records if "attempt" in record.getMessage()] == [
+        "2 rendering attempts failed over 2 pages (a page is tried 2 times at most) (e.g. shop/hang.htm)"]
     assert outcomes["hang.htm"].rendered is None
     assert outcomes["hang.htm"].error.startswith("shop/hang.htm: ")
     assert "timed out after 1.5 s" in outcomes["hang.htm"].error

@@ -363,8 +363,9 @@ def test_read_dataset_sites_layout(tmp_path):
 
 def test_read_dataset_plain_site_dump_and_errors(tmp_path):
     write(tmp_path / "dump" / "x.html", "<p>x</p>")
-    (dump,) = read_dataset(tmp_path / "dump")
-    assert dump.site_id == "dump" and [p.path for p in dump.pages] == ["x.html"]
+    (dump,) = read_dataset(tmp_path / "dump")  # a page that names no URL is a site of its own
+    assert dump.site_id == f"html-{hashlib.sha256(b'<p>x</p>').hexdigest()[:16]}"
+    assert [p.path for p in dump.pages] == ["x.html"]
     write(tmp_path / "nothing" / "a.txt", "text")
     with pytest.raises(ValueError, match=r"nothing.* has no sites/ directory"):
         read_dataset(tmp_path / "nothing")
@@ -373,14 +374,17 @@ def test_read_dataset_plain_site_dump_and_errors(tmp_path):
         read_dataset(tmp_path / "bare")
 
 
-def test_site_folders_not_under_sites_are_read_as_one_site_with_a_warning(tmp_path):
+def test_site_folders_not_under_sites_are_read_as_a_folder_of_pages_with_a_warning(tmp_path):
     for site in ("shop-a", "shop-b"):
         write(tmp_path / "crawl" / site / "a.html", "<h1>A</h1>")
         write(tmp_path / "crawl" / site / "manifest.jsonl", json.dumps({"path": "a.html", "url": f"https://{site}/a"}))
-    with pytest.warns(UserWarning, match=r"read as one site, but shop-a, shop-b hold their own manifest.jsonl: "
-                                         r"to read them as sites, put them under .*crawl/sites"):
-        (dump,) = read_dataset(tmp_path / "crawl")
-    assert dump.site_id == "crawl" and len(dump.pages) == 2
+    with pytest.warns(UserWarning, match=r"read as a folder of pages, but shop-a, shop-b hold their own "
+                                         r"manifest.jsonl: to read them as sites, put them under .*crawl/sites"):
+        dumps = read_dataset(tmp_path / "crawl")
+    # the two copies of one page name no URL: each is a site of its own
+    digest = hashlib.sha256(b"<h1>A</h1>").hexdigest()[:16]
+    assert [(dump.site_id, [page.path for page in dump.pages]) for dump in dumps] == [
+        (f"html-{digest}", ["shop-a/a.html"]), (f"html-{digest}-1", ["shop-b/a.html"])]
     (tmp_path / "crawl" / "sites").mkdir()
     for site in ("shop-a", "shop-b"):
         (tmp_path / "crawl" / site).rename(tmp_path / "crawl" / "sites" / site)

@@ -16,10 +16,11 @@ candidates of a page are:
   that appear in the page's visible text, with the box of the smallest visible block that holds them,
   and each whole title the page does not show, with an empty box.
 
-Duplicates (same normalised text at the same place) are kept once, the first in that order. The place
-is the box's top-left corner; on a page read without layout (boxes ``nan``,
-:func:`mainentity.render.static.read_static`) it is the element's ``dom_path`` instead, so texts at
-different places are never merged for want of a box.
+Script source shown as text (a ``document.write`` fragment, an inline event handler: :func:`is_script_text`)
+is never a candidate, in either reader. Duplicates (same normalised text at the same place) are kept
+once, the first in that order. The place is the box's top-left corner; on a page read without layout
+(boxes ``nan``, :func:`mainentity.render.static.read_static`) it is the element's ``dom_path`` instead,
+so texts at different places are never merged for want of a box.
 """
 
 from __future__ import annotations
@@ -39,6 +40,18 @@ CANDIDATE_KINDS = ("block", "lines", "run", "visible", "heading", "title")
 MAX_JOINED_LINES = 4
 
 _HAS_WORD = re.compile(r"\w")
+#: Marks of script source: a ``script`` tag (``<\/SCRIPT>`` as written inside a script), a comment that hides
+#: a script from old browsers (``<!--``, ``//-->``), a string concatenated with a variable
+#: (``'?' + OAS_query + '"``), a call that writes or navigates, an inline event handler or ``javascript:`` URL
+#: calling a function, and a string argument closing a statement (``');``).
+_SCRIPT_MARKS = tuple(re.compile(mark, re.IGNORECASE) for mark in (
+    r"<\\?/?\s*script\b",
+    r"<!--|//\s*-->",
+    r"['\"]\s*\+\s*[a-z_$][\w$.\[\]]*\s*\+\s*['\"]",
+    r"\b(?:document\.write(?:ln)?|window\.open)\s*\(|\b(?:window|document)\.location(?:\.href)?\s*=",
+    r"\bon[a-z]{4,}\s*=\s*['\"]?\s*[\w$.]+\s*\(|\bjavascript:\s*[\w$.]+\s*\(",
+    r"['\"]\s*\)\s*;",
+))
 #: The heading elements' tags.
 HEADING_TAGS = frozenset(f"h{level}" for level in range(1, 7))
 
@@ -55,6 +68,39 @@ def _place(candidate: TextBlock) -> tuple[int, int] | str:
     if math.isfinite(candidate.x) and math.isfinite(candidate.y):
         return round(candidate.x), round(candidate.y)
     return candidate.dom_path
+
+
+def is_script_text(text: str) -> bool:
+    """Whether a text is script source shown as text (two or more of the marks of script source).
+
+    Old pages write their ads with ``document.write`` inside comments that hide the script from old
+    browsers; a page whose markup breaks the ``<script>`` element shows that source as text, often in a
+    large bold block beside the headline. One mark alone (a headline about ``<script>`` tags, a
+    ``javascript:`` link) is not enough: the marks are a ``script`` tag (``<\\/SCRIPT>``), a hiding comment
+    (``<!--``, ``//-->``), a string concatenated with a variable, a call that writes or navigates
+    (``document.write(``, ``window.open``), an inline event handler or ``javascript:`` URL calling a
+    function, and a string argument that closes a statement (``');``). The rule is this project's (the
+    2008 news page of issue 37), not the papers'.
+
+    Parameters
+    ----------
+    text : str
+        A candidate's text.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> is_script_text("Storm closes bridge'?' + OAS_query + '\\"><\\/SCRIPT>'); //-->")
+    True
+    >>> is_script_text("onclick=\\"window.open('/poll.html', 'poll'); return false;\\"")
+    True
+    >>> is_script_text("Why document.write is slow"), is_script_text("Storm closes bridge")
+    (False, False)
+    """
+    return sum(1 for mark in _SCRIPT_MARKS if mark.search(text)) >= 2
 
 
 def title_strings(rendered: RenderedPage) -> list[str]:
@@ -236,7 +282,7 @@ def page_candidates(rendered: RenderedPage) -> list[TextBlock]:
 
     Hidden blocks and segments are left out unless nothing on the page is visible (then all blocks are
     taken, as :func:`mainentity.recognizers.msrbfn.page_features` does); texts without a letter or
-    digit are left out.
+    digit, and script source shown as text (:func:`is_script_text`), are left out.
 
     Parameters
     ----------
@@ -263,7 +309,7 @@ def page_candidates(rendered: RenderedPage) -> list[TextBlock]:
     seen: set[tuple[str, tuple[int, int] | str]] = set()
     for candidate in pool + title_segment_candidates(rendered, pool):
         key = (normalize_text(candidate.text), _place(candidate))
-        if key in seen or not _HAS_WORD.search(key[0]):
+        if key in seen or not _HAS_WORD.search(key[0]) or is_script_text(candidate.text):
             continue
         seen.add(key)
         candidates.append(candidate)

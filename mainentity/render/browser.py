@@ -42,6 +42,7 @@ import os
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 
+from mainentity.log_summary import RepeatedMessage
 from mainentity.records import Page
 from mainentity.render.blocks_payload import BLOCKS_JS, META_KEYS, parse_blocks_payload
 from mainentity.render.memory import RendererMemoryCap, launch_switch
@@ -71,6 +72,7 @@ from mainentity.render.tab import (
     unread_failure_as_debug,
 )
 from mainentity.sitedump import SubresourceSource, SubresourceSources
+from mainentity.text import counted
 
 logger = logging.getLogger(__name__)
 
@@ -476,7 +478,7 @@ class Renderer:
             self._release(tab, healthy)
 
     async def _render_one(self, page: Page, files: SubresourceSource | None, scripts: bool,
-                          n_attempts: int) -> RenderOutcome:
+                          n_attempts: int, failed_attempts: RepeatedMessage) -> RenderOutcome:
         self._rendering.add(task := asyncio.current_task())
         task.add_done_callback(self._rendering.discard)
         problem = markup_problem(page.html, self.settings.max_elements)
@@ -489,7 +491,7 @@ class Renderer:
             except TabFailure as exc:
                 reasons.append(str(exc))
                 timed_out = isinstance(exc, TimedOut)
-                logger.info("%s: attempt %d failed: %s", page_label(page), attempt + 1, exc)
+                failed_attempts.add(page_label(page), f"{page_label(page)}: attempt {attempt + 1} failed: {exc}")
                 if isinstance(exc, OverMemoryCap):
                     break  # it would only grow as large again
         detail = reasons[-1] if len(set(reasons)) == 1 else "; ".join(reasons)
@@ -505,7 +507,9 @@ class Renderer:
 
         A page that fails (timeout, crash, navigation away, bad markup) is retried ``settings.retries``
         times in a fresh tab, then yielded with ``rendered=None`` and an error naming it; the batch goes
-        on. A page over ``settings.max_elements`` (:func:`markup_problem`) is yielded with its error at
+        on; the failed attempts are logged once when the batch ends (info; ``-v`` lists each:
+        :class:`mainentity.log_summary.RepeatedMessage`). A page over ``settings.max_elements``
+        (:func:`markup_problem`) is yielded with its error at
         once, without Chromium; one whose renderer went past ``settings.max_renderer_mb`` after its
         first attempt. ``pages`` is consumed lazily.
 
@@ -545,7 +549,9 @@ class Renderer:
         subresources = subresources if subresources is not None else SubresourceSources()
         source = iter(pages)
         pending: set[concurrent.futures.Future] = set()
-        exhausted = False
+        exhausted, n_pages = False, 0
+        failed_attempts = RepeatedMessage(logger, "{n} rendering attempts failed over {total} pages (a page is "
+                                          f"tried {counted(n_attempts, 'time')} at most)", level=logging.INFO)
         try:
             while True:
                 while not exhausted and len(pending) < window:
@@ -555,7 +561,9 @@ class Renderer:
                     elif not isinstance(page, Page):
                         raise TypeError(f"render expects Page records; got {type(page).__name__}")
                     else:
-                        rendering = self._render_one(page, subresources.for_page(page), scripts, n_attempts)
+                        n_pages += 1
+                        rendering = self._render_one(page, subresources.for_page(page), scripts, n_attempts,
+                                                     failed_attempts)
                         pending.add(asyncio.run_coroutine_threadsafe(rendering, self._loop))
                 if not pending:
                     return
@@ -567,6 +575,7 @@ class Renderer:
         finally:
             for future in pending:
                 future.cancel()
+            failed_attempts.log(total=n_pages)
 
     def close_idle_tabs(self, scripts: bool) -> int:
         """Close the idle tabs whose scripts run (``scripts``) or not, which ends their renderer processes.

@@ -14,6 +14,11 @@ The URL of a page is, in order of preference:
 3. ``base_url`` joined with the page's relative path (``https://shop.example/`` + ``p/kettle.html``);
 4. the ``file://`` URI of the file (so links between the files of the dump still resolve).
 
+A directory without a manifest and without ``base_url`` is a *folder of pages*, not a site dump: its
+pages are grouped into sites by the URL each gives for itself (:func:`own_url`: a canonical link,
+``og:url``, ``<base href>`` or a saved-from comment; one site per host, :func:`sites_by_own_url`), and a
+page that names no URL is a site of its own; such a page takes its own URL when it has no ``<base href>``.
+
 Bytes are decoded as a browser would, except that valid UTF-8 wins over a declared charset (some
 saved pages declare ``gb2312`` while their bytes are UTF-8): see :func:`decode_html`. A page that
 cannot be read (missing, empty, binary, or a symbolic link whose target lies outside the dump, which
@@ -27,8 +32,9 @@ dump, the records of a WARC input: :class:`mainentity.warc.WarcSubresources`) tr
 a :class:`SubresourceSources`, passed to the renderer.
 
 The modules, one job each: :mod:`~mainentity.sitedump.decoding` (page bytes to text),
-:mod:`~mainentity.sitedump.manifest_entries` (the manifest), :mod:`~mainentity.sitedump.dump` (site
-dumps and datasets to pages) and :mod:`~mainentity.sitedump.subresources` (the files a page requests).
+:mod:`~mainentity.sitedump.manifest_entries` (the manifest), :mod:`~mainentity.sitedump.own_urls` (the
+URL a page gives for itself), :mod:`~mainentity.sitedump.dump` (site dumps, folders of pages and datasets
+to pages) and :mod:`~mainentity.sitedump.subresources` (the files a page requests).
 Their public names are importable from here.
 """
 
@@ -48,7 +54,6 @@ from mainentity.sitedump.decoding import (
 from mainentity.sitedump.dump import (
     HTML_SUFFIXES,
     SiteDump,
-    find_base_href,
     find_page_files,
     is_input_directory,
     label_in_page,
@@ -58,6 +63,7 @@ from mainentity.sitedump.dump import (
     page_url,
     read_dataset,
     read_site_dump,
+    sites_by_own_url,
 )
 from mainentity.sitedump.manifest_entries import (
     MANIFEST_NAME,
@@ -66,6 +72,7 @@ from mainentity.sitedump.manifest_entries import (
     page_key,
     read_manifest,
 )
+from mainentity.sitedump.own_urls import URL_MARKERS, find_base_href, own_url, site_of_url
 from mainentity.sitedump.subresources import (
     MAX_CACHED_BYTES,
     DumpFile,
@@ -81,7 +88,7 @@ __all__ = [
     "MAX_PAGE_BYTES", "DumpFile", "DumpFiles", "FileMemo",
     "PageFailure", "PageReadError", "SiteDump", "SubresourceSource", "SubresourceSources", "check_decoded",
     "declared_charset", "decode_html", "escaped_name", "find_base_href", "find_page_files", "is_input_directory",
-    "label_in_page", "looks_binary", "manifest_entry_problem", "outside_reason", "page_digest", "page_from_html",
-    "page_key", "page_url", "read_dataset", "read_manifest", "read_page_bytes", "read_site_dump", "sniff_html",
-    "subresource_candidates",
+    "label_in_page", "looks_binary", "manifest_entry_problem", "outside_reason", "own_url", "page_digest",
+    "page_from_html", "page_key", "page_url", "read_dataset", "read_manifest", "read_page_bytes", "read_site_dump",
+    "site_of_url", "sites_by_own_url", "sniff_html", "subresource_candidates", "URL_MARKERS",
 ]

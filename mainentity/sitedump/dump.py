@@ -8,18 +8,18 @@ naming its path and the reason; the rest of the dump is read.
 from __future__ import annotations
 
 import hashlib
-import html as html_lib
 import logging
-import re
 import warnings
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import quote, urljoin, urlsplit
 
 import lxml.html
 from lxml import etree
 
+from mainentity.log_summary import RepeatedMessage
 from mainentity.records import Page
 from mainentity.sitedump.decoding import (
     MAX_PAGE_BYTES,
@@ -31,14 +31,13 @@ from mainentity.sitedump.decoding import (
     sniff_html,
 )
 from mainentity.sitedump.manifest_entries import MANIFEST_NAME, PageFailure, read_manifest
-from mainentity.text import collapse_whitespace
+from mainentity.sitedump.own_urls import MARKER_PLURALS, URL_MARKERS, find_base_href, own_url, site_of_url
+from mainentity.text import collapse_whitespace, counted
 
 logger = logging.getLogger(__name__)
 
 #: File name suffixes (lower-cased) read as HTML without sniffing.
 HTML_SUFFIXES = (".html", ".htm", ".xhtml")
-_BASE_HREF = re.compile(r"""<base\b[^>]*?\bhref\s*=\s*("[^"]*"|'[^']*'|[^\s"'>]+)""", re.I)
-_BODY_START = re.compile(r"<body\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -118,27 +117,6 @@ def find_page_files(site_dir: str | Path) -> list[Path]:
         except (OSError, PageReadError):  # not a regular file, or unreadable: not a page by its name
             continue
     return sorted(found, key=lambda f: f.relative_to(site_dir).as_posix())
-
-
-def find_base_href(html: str) -> str | None:
-    """The ``href`` of the page's first ``<base href>`` before ``<body>``, or ``None`` (also when it is no
-    URL at all, as ``http://[::1``: browsers ignore it too).
-
-    >>> find_base_href('<base href="https://shop.example/p/kettle.html"/><html>')
-    'https://shop.example/p/kettle.html'
-    >>> find_base_href('<base href="http://[::1"><p>x</p>') is None
-    True
-    """
-    body = _BODY_START.search(html)
-    found = _BASE_HREF.search(html, 0, body.start() if body else len(html))
-    if not found:
-        return None
-    href = html_lib.unescape(found.group(1).strip("\"'")).strip()
-    try:
-        urlsplit(href)
-    except ValueError:
-        return None
-    return href or None
 
 
 def page_url(html: str, relative_path: str, file: Path, base_url: str | None = None) -> str:
@@ -271,7 +249,7 @@ def read_site_dump(
     (:func:`read_page_bytes`): a FIFO, a device, a socket, a larger file, or a file whose name is not
     UTF-8 (named with ``\\xNN`` escapes, :func:`escaped_name`) becomes a :class:`PageFailure`. URLs
     as described in the module docstring; ``main_entity`` from the manifest, else ``()``. Failures are
-    also logged as warnings.
+    also logged, as one warning (:func:`log_failures`).
 
     Parameters
     ----------
@@ -309,6 +287,31 @@ def read_site_dump(
     >>> dump.failures[0].path, dump.failures[0].reason
     ('b.html', 'empty page (0 bytes)')
     """
+    dump = _read_dump(site_dir, base_url=base_url, site_id=site_id, max_pages=max_pages, max_page_bytes=max_page_bytes)
+    log_failures(dump.failures, len(dump.pages) + len(dump.failures))
+    return dump
+
+
+def log_failures(failures: Sequence[PageFailure], n_pages: int) -> None:
+    """Log the pages that could not be read as one warning (each page's line when it is the only one;
+    ``-v`` lists them all: :class:`mainentity.log_summary.RepeatedMessage`).
+
+    Parameters
+    ----------
+    failures : sequence of PageFailure
+    n_pages : int
+        How many pages were listed, read or not.
+    """
+    skipped = RepeatedMessage(logger, "{n} of {total} pages could not be read and were skipped")
+    for failure in failures:
+        skipped.add(f"{failure.site_id}/{failure.path}",
+                    f"skipped page {failure.path} of site {failure.site_id}: {failure.reason}")
+    skipped.log(total=n_pages)
+
+
+def _read_dump(site_dir: str | Path, *, base_url: str | None, site_id: str | None, max_pages: int | None,
+               max_page_bytes: int = MAX_PAGE_BYTES) -> SiteDump:
+    """:func:`read_site_dump` without logging its failures."""
     site_dir = Path(site_dir)
     if not site_dir.is_dir():
         raise ValueError(f"site dump {str(site_dir)!r} is not a directory")
@@ -329,8 +332,6 @@ def read_site_dump(
     for entry in entries[:max_pages]:
         read = _read_entry(site_dir, entry, site_id, base_url, max_page_bytes)
         (pages if isinstance(read, Page) else failures).append(read)
-    for failure in failures:
-        logger.warning("skipped page %s of site %s: %s", failure.path, failure.site_id, failure.reason)
     return SiteDump(site_id, site_dir, tuple(pages), tuple(failures))
 
 
@@ -452,10 +453,81 @@ def url_path(url: str) -> str:
     return (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
 
 
+def sites_by_own_url(dump: SiteDump, *, max_pages: int | None = None) -> tuple[list[SiteDump], str]:
+    """The pages of a folder read without a manifest, grouped into sites by their own URLs.
+
+    Parameters
+    ----------
+    dump : SiteDump
+        The folder read as one dump (no manifest, no base URL): every page's ``url`` is its ``<base href>``
+        or its file's ``file://`` URI.
+    max_pages : int, optional
+        Keep at most this many pages per site (the first, in path order).
+
+    Returns
+    -------
+    sites : list of SiteDump
+        One per host of the pages' own URLs (:func:`site_of_url`), and one per page without a URL
+        (site id ``html-<digest>``, :func:`page_digest`; ``-1``, ``-2`` ... after it for copies of a page
+        already seen), in the order of each site's first page. A page keeps its ``<base href>`` URL; one
+        without takes its own URL, so its URL features and links are the site's. The folder's failures
+        go with the first site (a folder with no readable page is returned as it is).
+    summary : str
+        How the folder was grouped, for the log.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> pages = (Page("flat", "a.html", "file:///f/a.html", '<link rel="canonical" href="https://a.example/1">'),
+    ...          Page("flat", "b.html", "file:///f/b.html", "<h1>No URL</h1>"))
+    >>> sites, summary = sites_by_own_url(SiteDump("flat", Path("/f"), pages, ()))
+    >>> [(site.site_id, [(p.path, p.url) for p in site.pages]) for site in sites]
+    [('a.example', [('a.html', 'https://a.example/1')]), ('html-b57612a221fc039f', [('b.html', 'file:///f/b.html')])]
+    >>> summary
+    'flat: 2 pages without a manifest: 1 site from their own URLs (1 canonical link), 1 lone page without a URL \
+(each a site of its own; --base-url reads the folder as one site)'
+    """
+    grouped: dict[str, list[Page]] = {}
+    markers: Counter[str] = Counter()
+    hosts: set[str] = set()
+    for page in dump.pages:
+        found = own_url(page.html)
+        if found is None:  # a site of its own, even beside a copy of itself
+            site_id = f"html-{page_digest(page)}"
+            site_id += f"-{sum(1 for other in grouped if other.startswith(site_id))}" if site_id in grouped else ""
+        else:
+            url, marker = found
+            markers[marker] += 1
+            site_id = site_of_url(url)
+            hosts.add(site_id)
+            if not urlsplit(page.url).scheme.startswith("http"):
+                page = replace(page, url=url)
+        grouped.setdefault(site_id, []).append(replace(page, site_id=site_id))
+    sites = [SiteDump(site_id, dump.directory, tuple(pages[:max_pages]), ()) for site_id, pages in grouped.items()]
+    if not sites:
+        sites = [dump]
+    elif dump.failures:
+        sites[0] = replace(sites[0], failures=dump.failures)
+    n_lone = len(dump.pages) - sum(markers.values())
+    how = ", ".join(counted(n, marker, MARKER_PLURALS[marker]) for marker in URL_MARKERS if (n := markers[marker]))
+    summary = f"{dump.site_id}: {counted(len(dump.pages), 'page')} without a manifest: "
+    summary += f"{counted(len(hosts), 'site')} from their own URLs ({how})" if hosts else "no page names its URL"
+    if n_lone:
+        summary += (f", {counted(n_lone, 'lone page')} without a URL (each a site of its own; --base-url reads "
+                    "the folder as one site)")
+    return sites, summary
+
+
 def read_dataset(
     dataset_dir: str | Path, *, base_url: str | None = None, max_pages_per_site: int | None = None
 ) -> list[SiteDump]:
-    """Read a labeled dataset (``sites/<site-id>/`` site dumps) or a single site dump.
+    """Read a labeled dataset (``sites/<site-id>/`` site dumps), a single site dump, or a folder of pages.
+
+    A directory without ``sites/`` is one site dump when it has a manifest or ``base_url`` is given; else
+    it is a folder of pages, grouped into sites by each page's own URL (canonical link, ``og:url``,
+    ``<base href>``, saved-from comment), a page without one a site of its own
+    (:func:`sites_by_own_url`; how is logged). The pages that cannot be read
+    are logged as one warning (:func:`log_failures`).
 
     Parameters
     ----------
@@ -470,7 +542,8 @@ def read_dataset(
     Returns
     -------
     dumps : list of SiteDump
-        One per site, sorted by site id. A site directory with no pages is skipped with a warning.
+        One per site, sorted by site id (a folder of pages: in the order of each site's first page). A site
+        directory with no pages is skipped with a warning.
 
     Raises
     ------
@@ -488,18 +561,26 @@ def read_dataset(
             )
         if not (dataset_dir / MANIFEST_NAME).is_file() and (nested := sorted(
                 p.parent.name for p in dataset_dir.glob(f"*/{MANIFEST_NAME}") if not p.parent.name.startswith("."))):
-            # read as one site, their manifests (URLs, labels) unread: say so, and how to make them sites
+            # read as a folder of pages, their manifests (URLs, labels) unread: say so, and how to make them sites
             holds = "holds its" if len(nested) == 1 else "hold their"
-            warnings.warn(f"dataset {str(dataset_dir)!r} is read as one site, but {', '.join(nested[:3])}"
+            warnings.warn(f"dataset {str(dataset_dir)!r} is read as a folder of pages, but {', '.join(nested[:3])}"
                           f"{' ...' if len(nested) > 3 else ''} {holds} own {MANIFEST_NAME}: to read them as sites, "
                           f"put them under {str(sites)!r}", stacklevel=2)
-        return [read_site_dump(dataset_dir, base_url=base_url, max_pages=max_pages_per_site)]
+        if base_url or (dataset_dir / MANIFEST_NAME).is_file():
+            return [read_site_dump(dataset_dir, base_url=base_url, max_pages=max_pages_per_site)]
+        folder = _read_dump(dataset_dir, base_url=None, site_id=None, max_pages=None)
+        log_failures(folder.failures, len(folder.pages) + len(folder.failures))
+        dumps, summary = sites_by_own_url(folder, max_pages=max_pages_per_site)
+        logger.info("%s", summary)
+        return dumps
     dumps = []
     for site_dir in sorted(p for p in sites.iterdir() if p.is_dir() and not p.name.startswith(".")):
         try:
-            dumps.append(read_site_dump(site_dir, base_url=base_url, max_pages=max_pages_per_site))
+            dumps.append(_read_dump(site_dir, base_url=base_url, site_id=None, max_pages=max_pages_per_site))
         except ValueError as error:
             warnings.warn(f"skipped site {site_dir.name!r}: {error}", stacklevel=2)
     if not dumps:
         raise ValueError(f"dataset {str(dataset_dir)!r} has no readable site dump under {str(sites)!r}")
+    log_failures([failure for dump in dumps for failure in dump.failures],
+                 sum(len(dump.pages) + len(dump.failures) for dump in dumps))
     return dumps

@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 
+from mainentity.log_summary import RepeatedMessage
 from mainentity.records import Document, Page, Prediction, RenderedPage
 from mainentity.slot_transfer.locators import TemplateLocator, apply_locator, fit_locators
 from mainentity.slot_transfer.templates import Template, choose_sample, cluster_templates
@@ -72,17 +73,18 @@ def _key(page: Page) -> PageKey:
 class _Reader:
     """Static readings, each page read once; ``None`` for a page the reader fails on (it is rendered)."""
 
-    def __init__(self, read_static: Callable[[Page], RenderedPage]):
+    def __init__(self, read_static: Callable[[Page], RenderedPage], unread: RepeatedMessage):
         self.read_static = read_static
         self.readings: dict[PageKey, RenderedPage | None] = {}
         self.seconds = 0.0
+        self.unread = unread  # the pages it fails on, logged once per site
 
     def __call__(self, page: Page) -> RenderedPage | None:
         if _key(page) not in self.readings:
             try:
                 self.readings[_key(page)] = self.read_static(page)
             except ValueError as error:
-                logger.warning("%s/%s is rendered: %s", page.site_id, page.path, error)
+                self.unread.add(f"{page.site_id}/{page.path}", f"{page.site_id}/{page.path} is rendered: {error}")
                 self.readings[_key(page)] = None
         return self.readings[_key(page)]
 
@@ -137,7 +139,8 @@ def transfer_site(
         Documents of one site -> their predictions, in order (the general recogniser's ``predict``).
     read_static : callable
         Page -> its static reading (:func:`mainentity.render.static.read_static`); a ``ValueError`` from
-        it has the page rendered.
+        it has the page rendered (those pages are logged as one warning for the site:
+        :class:`mainentity.log_summary.RepeatedMessage`).
     fraction, min_pages, max_pages
         Sample size per template (:func:`~mainentity.slot_transfer.templates.sample_size`); ``min_pages``
         is also the number of a template's fallbacks rendered in each further round.
@@ -163,7 +166,9 @@ def transfer_site(
     cluster_seconds = time.perf_counter() - started
     documents: dict[PageKey, Document] = {}
     to_render = [page for key in sorted(sample) for page in sample[key]]
-    reader, static_seconds, n_rounds, final = _Reader(read_static), 0.0, 0, False
+    unread = RepeatedMessage(logger, f"site {pages[0].site_id}: {{n}} of {{total}} pages are rendered: the static "
+                             "reader leaves them to the renderer")
+    reader, static_seconds, n_rounds, final = _Reader(read_static, unread), 0.0, 0, False
     locators: dict[Hashable, TemplateLocator] = {}
     answers: dict[PageKey, Prediction] = {}
     while True:
@@ -184,6 +189,7 @@ def transfer_site(
         if not to_render:
             break
     answers.update(predictions)
+    unread.log(total=len(pages))
     return SiteTransfer(tuple(answers[_key(page)] for page in pages), frozenset(documents),
                         frozenset(_key(page) for chosen in sample.values() for page in chosen), tuple(templates),
                         locators, n_rounds, cluster_seconds, static_seconds)
