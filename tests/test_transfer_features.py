@@ -81,6 +81,13 @@ def test_dice_features_match_their_definition():
     assert column(x, "in_link").tolist() == [0.0, 1.0]
 
 
+def test_a_text_that_starts_with_a_joining_mark_continues_another():
+    blocks = [block("Old Towns", 100, 30, level=1), block(": A Quiet Place to Stay", 100, 30, level=1),
+              block(" - Size M", 140), block("C++ in depth", 180), block("(Paperback)", 200), block("-5% today", 220)]
+    # the second half of a heading split over spans, a variant after a dash; a name, a note in brackets are not
+    assert column(features(blocks), "continues").tolist() == [0.0, 1.0, 1.0, 0.0, 0.0, 1.0]
+
+
 def test_jsonld_titles_skip_the_publisher_and_bad_json():
     html = ('<script type="application/ld+json">{"@type": "NewsArticle", "headline": "Tides rise",'
             ' "publisher": {"@type": "Organization", "name": "Quayside"}}</script>'

@@ -19,7 +19,9 @@ layout and style (what a person sees)
     the page's width is not.
 text
     ``log_words`` log(1 + word count) / log(101); ``upper_share`` upper-case share of its letters;
-    ``digit_share`` digits among its letters and digits; ``in_link``.
+    ``digit_share`` digits among its letters and digits; ``in_link``; ``continues`` the text starts with a
+    joining mark (:data:`CONTINUATION_MARKS`: ": A Quiet Place to Stay", " : One Woman's Search ...",
+    "- Size M"), so it is the second part of a text split over elements, not a name on its own.
 the page's own statements of its title (Gali & Fränti 2016: title tag, meta titles; JSON-LD)
     ``title_dice`` token Dice with the whole ``<title>``; ``title_segment_dice`` best Dice with a
     ``<title>`` segment (the pieces delimiters cut, and the whole title when it holds no site name);
@@ -106,7 +108,7 @@ MIN_WHOLE_LINES = 1.4
 #: Column names of :func:`candidate_features`, in order.
 TRANSFER_FEATURES = (
     "h1", "heading", "fsize_ratio", "fsize_rank", "bold", "weight", "y_fold", "above_fold", "x_centre",
-    "width", "lines", "log_words", "upper_share", "digit_share", "in_link", "title_dice",
+    "width", "lines", "log_words", "upper_share", "digit_share", "in_link", "continues", "title_dice",
     "title_segment_dice", "title_segment_exact", "segment_recall", "title_last_segment", "in_title",
     "title_precision", "meta_dice", "jsonld_dice", "url_dice", "site_name", "holds_site_name", "anchor_dice",
     "title_unsupported", "kind_title", "in_page", "merged", "coverage", "order", "repeats", "first_h1",
@@ -121,8 +123,12 @@ MONOTONIC_FEATURES = {
     "title_segment_exact": 1, "segment_recall": 1, "meta_dice": 1, "jsonld_dice": 1, "url_dice": 1, "anchor_dice": 1,
     "title_unsupported": -1,
     "site_name": -1, "holds_site_name": -1, "title_last_segment": -1, "template_share": -1, "slot_variety": 1,
-    "whole_share": 1,
+    "whole_share": 1, "continues": -1,
 }
+
+#: Marks that join the second part of a text to its first (a subtitle's colon, a variant's dash): a text
+#: that starts with one continues another (``continues``).
+CONTINUATION_MARKS = frozenset(":;,-\u2013\u2014/|")
 
 _JSON_LD = re.compile(r"<script[^>]*application/ld\+json[^>]*>(.*?)</script>", re.IGNORECASE | re.DOTALL)
 _JSON_LD_SKIP_TYPES = {
@@ -479,6 +485,8 @@ def _style_columns(
     columns["upper_share"] = np.array([stat[2] for stat in stats])
     columns["digit_share"] = np.array([stat[3] for stat in stats])
     columns["in_link"] = np.array([candidate.in_link for candidate in candidates], dtype=float)
+    columns["continues"] = np.array([candidate.text.lstrip()[:1] in CONTINUATION_MARKS for candidate in candidates],
+                                    dtype=float)
     return columns
 
 
