@@ -161,10 +161,63 @@ def news_pages() -> list[Page]:
     return pages
 
 
+PRODUCTS = [("Oak Shelf", " - Size M"), ("Linen Shirt", " / Blue"), ("Walnut Desk", " - Size L"),
+            ("Wool Throw", " / Blue"), ("Pine Stool", " - Size M"), ("Cotton Apron", " / Red"),
+            ("Ash Bench", " - Size L"), ("Clay Vase", " / Red")]
+
+
+def variant_shop_pages() -> list[Page]:
+    """A shop the model never saw: the chosen variant sits beside the name in the heading, in a span of the
+    heading's own size ("Oak Shelf - Size M", "Linen Shirt / Blue"); the variants recur over the shop."""
+    pages = []
+    for name, variant in PRODUCTS:
+        slug = name.lower().replace(" ", "-")
+        html = (f"<!DOCTYPE html><html><head><title>{name} | Hollow Oak Home</title>"
+                "<style>body{font-family:sans-serif;font-size:15px} h1{font-size:30px}</style></head><body>"
+                "<header><a href='/' style='font-size:24px;font-weight:bold'>Hollow Oak Home</a>"
+                " <a href='/living'>Living</a> <a href='/bedroom'>Bedroom</a></header>"
+                f"<main><h1>{name}<span class='variant'>{variant}</span></h1>"
+                "<div style='font-size:22px;font-weight:bold'>$48.00</div><button>Add to basket</button>"
+                f"<p>{name} made by hand in our workshop. " * 3 + "</p></main>"
+                "<footer>Hollow Oak Home · Delivery · Returns</footer></body></html>")
+        pages.append(Page("own-variant-shop", f"p/{slug}.html", f"https://hollowoak.example/p/{slug}", html, (name,)))
+    return pages
+
+
+KICKED = [("Harbour inquiry", "Two resignations and many open questions"),
+          ("Old towns", "A quiet place to stay on the estuary"),
+          ("Budget", "Council agrees to keep the night buses running"),
+          ("Harbour inquiry", "Ferry company asked to hand over its logs")]
+
+
+def kicker_news_pages() -> list[Page]:
+    """A news site the model never saw: a kicker in an element of its own above each headline (labels of four
+    of the five shared datasets leave such a kicker out); one headline is split into spans of one size."""
+    pages = []
+    for i, (kicker, headline) in enumerate(KICKED):
+        slug = "-".join(headline.lower().split()[:4])
+        shown = (f"<span>{headline.split(' ', 2)[0]} {headline.split(' ', 2)[1]}</span> "
+                 f"<span>{headline.split(' ', 2)[2]}</span>") if i == 1 else headline
+        html = (f"<!DOCTYPE html><html><head><title>{kicker}: {headline} | Estuary Post</title>"
+                "<style>body{font-family:Georgia,serif;font-size:16px} h1{font-size:36px;margin:2px 0}"
+                " .kicker{font-size:20px;font-weight:bold;color:#06c}</style></head><body>"
+                "<header><div style='font-size:38px;font-weight:900'>Estuary Post</div>"
+                "<nav><a href='/'>Home</a> <a href='/news'>News</a></nav></header>"
+                f"<article><div class='kicker'>{kicker}</div><h1>{shown}</h1>"
+                "<p style='font-size:19px'>What we know so far, and what happens next.</p>"
+                "<p>" + "The decision was taken late on Monday. " * 8 + "</p></article>"
+                "<footer>© Estuary Post</footer></body></html>")
+        pages.append(Page("own-kicker-news", f"{i}/{slug}.html", f"https://estuarypost.example/{i}/{slug}", html,
+                          (headline,)))
+    return pages
+
+
 # The bookshop's heading holds a smaller format note in a span of its own: its few values ("(Paperback)",
 # "(Hardcover)") make that span a label slot, and the heading merged with it is voted on apart from the
 # title alone (SiteProfile.vote_slots), so the site vote moves the page that liked the note to its title.
-@pytest.mark.parametrize("make_pages", [bookshop_pages, news_pages])
+# The variant shop's variants are label texts of the heading's span (SiteProfile.label_texts) and start with a
+# joining mark (feature continues); the kicker sits in an element of its own, apart from the headline.
+@pytest.mark.parametrize("make_pages", [bookshop_pages, news_pages, variant_shop_pages, kicker_news_pages])
 def test_own_sites_of_the_listed_failure_kinds(general_model, render_cache_dir, make_pages):
     pages = make_pages()
     for page, prediction in zip(pages, answer(general_model, pages, render_cache_dir), strict=True):

@@ -173,6 +173,27 @@ def test_a_template_with_two_slots_on_its_sample_gets_both():
     assert [(slot.tag, slot.n_pages) for slot in locator.slots] == [("h1", 2), ("span", 2)]
 
 
+def test_a_hesitant_sample_keeps_the_locator_of_the_slot_most_answers_came_from():
+    """Three sampled pages answer the heading's text alone, one its heading merged with a note: the two slots
+    overlap on that page, so no locator reproduces all four; the majority's locator is kept, and its agreement
+    counts the page it does not reproduce."""
+    documents = [product(i) for i in range(4)]
+    h1 = documents[3].rendered.blocks[-1]
+    merged = dataclasses.replace(h1, text=f"{h1.text} (Mug)", merged=True)
+    documents[3] = Document(documents[3].page, dataclasses.replace(documents[3].rendered, blocks=(
+        *documents[3].rendered.blocks, merged), title=f"{merged.text} | Shop"))
+    answers = {(d.page.site_id, d.page.path): predicted(d) for d in documents[:3]}
+    answers[("shop", "p3.html")] = Prediction("shop", "p3.html", "", merged.text, 0.9, (0.0, 90.0, 300.0, 38.0))
+    locator = fit_locators({"t": documents}, answers)["t"]
+    assert [(slot.merged, slot.n_pages) for slot in locator.slots] == [(False, 3)]
+    assert locator.agreement == pytest.approx((3 + 1) / (4 + 2)) and locator.score == pytest.approx(0.9 * 4 / 6)
+    other = product(7)
+    assert apply_locator(locator, other.page, other.rendered).main_entity == "Tin cup 7"
+    # no majority (two of four answers from each slot): no locator, the template is rendered
+    answers[("shop", "p2.html")] = dataclasses.replace(answers[("shop", "p3.html")], path="p2.html")
+    assert fit_locators({"t": documents}, answers) == {}
+
+
 # --- the sample shop, rendered ----------------------------------------------------------------------------------
 
 

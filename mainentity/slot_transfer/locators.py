@@ -5,8 +5,13 @@ The general recogniser with the site vote answers a template's pages from one te
 rendered sample into a :class:`TemplateLocator`: for each slot the sample's answers came from, a
 :class:`SlotLocator` (the candidate kind, the ``dom_path`` with the sibling indices that vary over the
 sample left open, and the style the answer carries as the static reading sees it: tag, heading level,
-font size and weight). A template gets a locator only when every sampled page has a confident answer
-and the locator, applied to each sampled page's static reading, gives exactly that page's answer.
+font size and weight). A template gets a locator when every sampled page has a confident answer and the
+locator, applied to each sampled page's static reading, gives exactly that page's answer. A hesitant
+sample (some answers unconfident, or from slots that overlap on a page: a book's title alone on most
+pages, the heading with its subtitle on some) is voted on per slot shape: the shape that more than half of
+the sampled answers came from gets the locator when it reproduces each of its own pages, and its
+agreement (below) counts every sampled page, so its score falls with the disagreement; pages it cannot
+read are rendered, instead of the whole template.
 
 :func:`apply_locator` reads another page of the template: the candidates of its static reading (the
 same kinds as :func:`mainentity.features.candidates.page_candidates`) that a slot locator selects must
@@ -278,13 +283,18 @@ def _static_answer(document: Document, prediction: Prediction, static: RenderedP
                  and c.text == answer.text), None)
 
 
+def _slot_shape(answer: TextBlock) -> tuple:
+    """What one slot locator covers: the answer's kind, tag, heading level, merged flag and path tags."""
+    return (answer.kind, answer.tag, answer.heading_level, answer.merged,
+            tuple(tag for tag, _ in path_steps(answer.dom_path)))
+
+
 def _locator(template: Hashable, answers: Sequence[TextBlock], predictions: Sequence[Prediction],
              statics: Sequence[RenderedPage], agreement: float = 1.0) -> TemplateLocator:
     """The locator of the static answers of some sampled pages (one slot per slot shape), unchecked."""
     groups: dict[tuple, list[TextBlock]] = defaultdict(list)
     for answer in answers:
-        groups[(answer.kind, answer.tag, answer.heading_level, answer.merged,
-                tuple(t for t, _ in path_steps(answer.dom_path)))].append(answer)
+        groups[_slot_shape(answer)].append(answer)
     slots = tuple(sorted((_slot_locator(group) for group in groups.values()), key=lambda s: -s.n_pages))
     in_title = all(_in_titles(p.main_entity, static) for p, static in zip(predictions, statics, strict=True))
     score = min(p.score for p in predictions) * agreement
@@ -320,18 +330,78 @@ def leave_one_out_agreement(template: Hashable, answers: Sequence[TextBlock], pr
 
 def fit_template_locator(template: Hashable, documents: Sequence[Document], predictions: Sequence[Prediction],
                          statics: Sequence[RenderedPage], min_score: float = MIN_SCORE) -> TemplateLocator | None:
-    """The locator of one template from its rendered sample, or ``None`` when none reproduces every
-    sampled answer (see :func:`fit_locators`)."""
+    """The locator of one template from its rendered sample: one that reproduces every sampled answer, else
+    that of the slot shape most sampled answers came from (:func:`majority_locator`), else ``None`` (see
+    :func:`fit_locators`)."""
     if not documents or len(predictions) != len(documents) or len(statics) != len(documents):
         return None
     answers = [_static_answer(*page, min_score) for page in zip(documents, predictions, statics, strict=True)]
-    if any(answer is None for answer in answers):
+    if all(answer is not None for answer in answers):
+        locator = _locator(template, answers, predictions, statics)
+        if all(locate(locator, static) == p.main_entity for p, static in zip(predictions, statics, strict=True)):
+            return _locator(template, answers, predictions, statics,
+                            leave_one_out_agreement(template, answers, predictions, statics))
+    return majority_locator(template, answers, predictions, statics)
+
+
+def majority_locator(template: Hashable, answers: Sequence[TextBlock | None], predictions: Sequence[Prediction],
+                     statics: Sequence[RenderedPage]) -> TemplateLocator | None:
+    """The locator of a hesitant sample: fitted on the sampled answers of the slot shape most of them came
+    from, when those are more than half of the sample and it reproduces each of them.
+
+    Its agreement counts every sampled page: each is read with the locator fitted on the majority's other
+    pages, and ``k`` of the ``n`` sampled pages reproduced give ``(k + 1) / (n + 2)`` (as
+    :func:`leave_one_out_agreement`), so a sample that disagrees lowers the slot answers' score.
+
+    Parameters
+    ----------
+    template : hashable
+        The template's key.
+    answers : sequence of TextBlock or None
+        Each sampled page's answer in its static reading (``None``: no confident answer there).
+    predictions, statics : sequence
+        Each sampled page's rendered prediction and static reading, as many.
+
+    Returns
+    -------
+    locator : TemplateLocator or None
+        ``None`` without a majority shape, or when its locator misses one of its own pages.
+
+    >>> import dataclasses
+    >>> h1 = TextBlock("Cup 0", "h1", "html[0]/body[1]/h1[0]", 32.0, 700, True, 0, 0, 9, 9, heading_level=1)
+    >>> pages = [RenderedPage(f"Cup {i}", (), (dataclasses.replace(h1, text=f"Cup {i}"),)) for i in range(4)]
+    >>> predictions = [Prediction("s", f"{i}", "", f"Cup {i}", 0.9) for i in range(3)]
+    >>> predictions.append(Prediction("s", "3", "", "Cups on sale", 0.9))  # the fourth page answered elsewhere
+    >>> answers = [*(page.blocks[0] for page in pages[:3]), None]
+    >>> locator = majority_locator("t", answers, predictions, pages)
+    >>> locator.n_pages, locator.agreement  # 3 of the 4 sampled pages reproduced: (3 + 1) / (4 + 2)
+    (3, 0.6666666666666666)
+    >>> majority_locator("t", [answers[0], None, None, None], predictions, pages) is None
+    True
+    """
+    shapes: dict[tuple, list[int]] = defaultdict(list)
+    for i, answer in enumerate(answers):
+        if answer is not None:
+            shapes[_slot_shape(answer)].append(i)
+    if not shapes:
         return None
-    locator = _locator(template, answers, predictions, statics)
-    if any(locate(locator, static) != p.main_entity for p, static in zip(predictions, statics, strict=True)):
+    chosen = max(shapes.values(), key=lambda pages: (len(pages), -pages[0]))
+    if 2 * len(chosen) <= len(answers):
         return None
-    return _locator(template, answers, predictions, statics,
-                    leave_one_out_agreement(template, answers, predictions, statics))
+
+    def fitted(pages: Sequence[int], agreement: float = 1.0) -> TemplateLocator:
+        return _locator(template, [answers[i] for i in pages], [predictions[i] for i in pages],
+                        [statics[i] for i in pages], agreement)
+
+    locator = fitted(chosen)
+    if any(locate(locator, statics[i]) != predictions[i].main_entity for i in chosen):
+        return None
+    n_reproduced = 0
+    for i in range(len(answers)):
+        others = [k for k in chosen if k != i]
+        if others:
+            n_reproduced += locate(fitted(others), statics[i]) == predictions[i].main_entity
+    return fitted(chosen, (n_reproduced + 1) / (len(answers) + 2))
 
 
 def fit_locators(
