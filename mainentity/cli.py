@@ -216,6 +216,9 @@ def _add_benchmark(commands) -> None:
     benchmark.add_argument("--systems", nargs="+", help="only these system labels")
     benchmark.add_argument("--datasets", nargs="+", help="only these dataset labels")
     benchmark.add_argument("--max-pages", type=int, metavar="N", help="use at most N labeled pages per dataset")
+    benchmark.add_argument("--reuse-answers", action="store_true",
+                           help="reuse the peers' answers of an earlier run on the same pages and tool versions "
+                                "(kept under runs/NAME/peer_answers/)")
     _add_cache_dir(benchmark)
 
 
@@ -457,6 +460,7 @@ def run_command(args: argparse.Namespace) -> int:
             datasets=args.datasets,
             max_pages=args.max_pages,
             command=" ".join(["mainentity", *sys.argv[1:]]),
+            reuse_answers=args.reuse_answers,
         )
         _tell(args, f"benchmark report written to {out_dir}")
     elif args.command == "explain":

@@ -10,6 +10,7 @@ from mainentity.cli import main
 from mainentity.comparison.compare import PeakRSS, process_tree_rss_mb, run_benchmark
 from mainentity.config import load_benchmark_config
 from mainentity.recognizers.peers import PeerUnavailableError, TrafilaturaRecognizer
+from mainentity.records import Page, Prediction
 
 pytest.importorskip("matplotlib", reason="the report plots need matplotlib: pip install 'mainentity[report]'")
 
@@ -106,3 +107,18 @@ def test_cli_benchmark_with_a_label_filter(tmp_path, render_cache_dir, monkeypat
     assert "Gold and predicted texts of sample (third-party content) are withheld" in (
         tmp_path / "results" / "tiny" / "report.md").read_text(encoding="utf-8")
     assert "withheld" not in (tmp_path / "runs" / "tiny" / "report.md").read_text(encoding="utf-8")
+
+
+def test_kept_peer_answers_are_reused_only_for_the_same_pages_and_version(tmp_path):
+    from mainentity.comparison.peer_answers import load_answers, save_answers
+
+    pages = [Page("s", f"{i}.html", f"https://s.example/{i}", f"<title>Tin {i}</title>") for i in range(3)]
+    predictions = [Prediction("s", p.path, p.url, f"Tin {i}", error="" if i else "boom") for i, p in enumerate(pages)]
+    save_answers(tmp_path, "lodo-x", "peer", "peer 2.3", pages, predictions, {"pages_per_s": 12.5, "fit_s": 0.0})
+    kept, speed = load_answers(tmp_path, "lodo-x", "peer", "peer 2.3", pages)
+    assert [(p.main_entity, p.error) for p in kept] == [("Tin 0", "boom"), ("Tin 1", ""), ("Tin 2", "")]
+    assert speed == {"pages_per_s": 12.5, "fit_s": 0.0}
+    changed = [pages[0], pages[1], Page("s", "2.html", pages[2].url, "<title>Tin two</title>")]
+    assert load_answers(tmp_path, "lodo-x", "peer", "peer 2.3", changed) is None  # a page's HTML changed
+    assert load_answers(tmp_path, "lodo-x", "peer", "peer 2.4", pages) is None  # another version of the tool
+    assert load_answers(tmp_path, "other", "peer", "peer 2.3", pages) is None  # another dataset label

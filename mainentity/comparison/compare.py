@@ -30,7 +30,7 @@ import platform
 import threading
 import time
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -39,6 +39,7 @@ from sklearn.base import clone
 from mainentity._files import write_text_atomic
 from mainentity._version import __version__
 from mainentity.comparison.comparison_report import write_benchmark_report
+from mainentity.comparison.peer_answers import load_answers, save_answers
 from mainentity.config import BenchmarkConfig, Config, DataConfig, SystemConfig
 from mainentity.evaluation.report import concat_per_page, evaluate_predictions, per_site
 from mainentity.loading import labels_of, load_run_pages, page_key
@@ -191,11 +192,13 @@ def tool_versions(systems: Sequence[SystemConfig] = ()) -> dict[str, str]:
 
 @dataclass
 class _DatasetRun:
-    """Results of one dataset: stacked per-page scores, speed rows and notes."""
+    """Results of one dataset: stacked per-page scores, speed rows, notes, and the systems whose answers were
+    kept from an earlier run."""
 
     per_page: list[pd.DataFrame]
     speed: list[dict]
     notes: list[str]
+    reused: list[str] = field(default_factory=list)
 
 
 def _select(items: Sequence, labels: Sequence[str] | None, label_of, kind: str) -> list:
@@ -214,8 +217,17 @@ def _is_third_party(data: DataConfig) -> bool:
     return any(not Path(path).resolve().is_relative_to(here) for path in data.datasets)
 
 
+def _stateless_version(recognizer, system: SystemConfig, cleaning: str) -> str | None:
+    """The version under which a system's answers can be kept between runs (:mod:`peer_answers`): that of a
+    peer's tool or of mainentity for a system that neither learns, renders nor cleans; ``None`` otherwise."""
+    if recognizer.needs_training or recognizer.needs_render or cleaning != "none":
+        return None
+    return recognizer.version() if hasattr(recognizer, "version") else f"mainentity {__version__} {system.label}"
+
+
 def _run_dataset(
-    bench: BenchmarkConfig, label: str, data: DataConfig, systems: Sequence[SystemConfig], max_pages: int | None
+    bench: BenchmarkConfig, label: str, data: DataConfig, systems: Sequence[SystemConfig], max_pages: int | None,
+    answers_dir: Path | None = None,
 ) -> _DatasetRun:
     result = _DatasetRun([], [], [])
     run_pages = load_run_pages(data, random_state=bench.seed, max_pages=max_pages)
@@ -236,6 +248,17 @@ def _run_dataset(
         except PeerUnavailableError as error:
             logger.error("%s: skipped on %s: %s", system.label, label, error)
             result.notes.append(f"Skipped {system.label} on {label}: {error}")
+            continue
+        version = _stateless_version(recognizer, system, system.cleaning.method) if answers_dir else None
+        test_pages_all = [page for _, test in folds for page in test]
+        kept = load_answers(answers_dir, label, system.label, version, test_pages_all) if version else None
+        if kept is not None:
+            predictions, speed_row = kept
+            logger.info("%s on %s: %d answers kept from an earlier run of %s", system.label, label,
+                        len(predictions), version)
+            result.per_page.append(evaluate_predictions(predictions, test_labels, system=system.label, dataset=label))
+            result.speed.append({**speed_row, "system": system.label, "dataset": label})
+            result.reused.append(system.label)
             continue
         if recognizer.needs_render or system.cleaning.method != "none":
             if rendered is None:
@@ -290,6 +313,11 @@ def _run_dataset(
         })
         logger.info("%s on %s: %.1f pages/s, peak RSS %.0f MB", system.label, label,
                     result.speed[-1]["pages_per_s"], peak_mb)
+        if version:
+            by_key = {(p.site_id, p.path): p for p in predictions}
+            if all(page_key(page) in by_key for page in test_pages_all):
+                save_answers(answers_dir, label, system.label, version, test_pages_all,
+                             [by_key[page_key(page)] for page in test_pages_all], result.speed[-1])
     return result
 
 
@@ -302,6 +330,7 @@ def run_benchmark(
     command: str = "",
     runs_dir: str | os.PathLike = "runs",
     redact: Collection[str] | None = None,
+    reuse_answers: bool = False,
 ) -> Path:
     """Train and score every selected system on the same test pages of every selected dataset.
 
@@ -322,6 +351,11 @@ def run_benchmark(
         Dataset labels whose gold and predicted texts are withheld from the committed copy in
         ``<config.results_dir>/<config.name>/``; default: every dataset read from outside the working
         directory (the third-party datasets in ``../shared``).
+    reuse_answers : bool, default False
+        Keep the answers of the systems that neither learn, render nor clean (the peers, ``title-tag``) in
+        ``<runs_dir>/<config.name>/peer_answers/`` and reuse them when the tool's version and every test
+        page's HTML are those of the run that made them (:mod:`mainentity.comparison.peer_answers`): their
+        speed is then that run's, and the report says which were reused.
 
     Returns
     -------
@@ -353,8 +387,9 @@ def run_benchmark(
     if not chosen_systems or not chosen_datasets:
         raise ValueError("a benchmark needs at least one system and one dataset")
     runs: list[_DatasetRun] = []
+    answers_dir = Path(runs_dir) / config.name / "peer_answers" if reuse_answers else None
     for label, data in chosen_datasets:
-        runs.append(_run_dataset(config, label, data, chosen_systems, max_pages))
+        runs.append(_run_dataset(config, label, data, chosen_systems, max_pages, answers_dir))
     frames = [frame for run in runs for frame in run.per_page]
     if not frames:
         raise ValueError("no system produced predictions; see the log for the skipped systems")
@@ -372,6 +407,10 @@ def run_benchmark(
     )
     if max_pages is not None:
         notes.append(f"Run on a seeded sample of at most {max_pages} labeled pages per dataset.")
+    reused = sorted({system for run in runs for system in run.reused})
+    if reused:
+        notes.append(f"Answers (and speed) of {', '.join(reused)} reused from an earlier run of the same tool "
+                     "versions on the same pages (--reuse-answers).")
     if redact is None:
         redact = [label for label, data in chosen_datasets if _is_third_party(data)]
     versions = tool_versions(chosen_systems)
