@@ -1,6 +1,7 @@
 """Text that is not the name's own, on made-up pages read by both readers (the static reader and, marked
-``browser``, Chromium): ruby annotations (issue 33). The candidates
-(mainentity.features.candidates.page_candidates) are what the model answers from."""
+``browser``, Chromium): ruby annotations, decorative marks, invisible format characters, mojibake
+(issue 33). The candidates (mainentity.features.candidates.page_candidates) are what the model answers
+from."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from mainentity.features.candidates import page_candidates
 from mainentity.records import Page
 from mainentity.render import Renderer, RenderSettings
 from mainentity.render.static import read_static
+from mainentity.sitedump.decoding import decode_html
 
 READERS = ["static", pytest.param("rendered", marks=pytest.mark.browser)]
 
@@ -59,3 +61,38 @@ def test_ruby_annotations_are_not_read_into_a_headline_set_over_blocks(reader, r
     assert "特集 東京の子どもたち" in texts
     assert "東京の子どもたち" in texts
     assert not any("とうきょう" in text or "子こ" in text for text in texts)
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_decorative_marks_in_front_of_a_name_are_not_its_text(reader, request):
+    body = ('<ul class="team"><li><a href="/p/1"><span class="arrow">[&gt;</span> Jane Doe</a></li>'
+            '<li><a href="/p/2">» Ann Lee</a></li><li>• Omar Haddad |</li></ul>'
+            "<h2>«Harbour Days»</h2><h3>¿Qué pasa?</h3><p>#1 Hit of the summer, written in C++</p>")
+    texts = candidate_texts(read(reader, request, body))
+    assert {"Jane Doe", "Ann Lee", "Omar Haddad"} <= set(texts)
+    assert not any(text.startswith(("[", ">", "»", "•")) or text.endswith("|") for text in texts)
+    assert {"«Harbour Days»", "¿Qué pasa?", "#1 Hit of the summer, written in C++"} <= set(texts)
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_soft_hyphens_and_zero_width_characters_are_not_kept_in_words(reader, request):
+    headline = ("<h1>Trump plant Helikopter&shy;landeplatz beim Bundes&#8203;haus</h1>"
+                "<h2>Wort&#8288;spiel und Zeichen&#8203;kette</h2>")
+    texts = candidate_texts(read(reader, request, story(headline)))
+    assert "Trump plant Helikopterlandeplatz beim Bundeshaus" in texts
+    assert "Wortspiel und Zeichenkette" in texts
+    assert not any(char in text for text in texts for char in "\u00ad\u200b\u2060\ufeff")
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_text_decoded_twice_is_repaired(reader, request):
+    # the page's own bytes hold UTF-8 text that was decoded as windows-1250 / -1252 before it was saved
+    # (mojibake in the page); its <meta> declares windows-1252 while its bytes are UTF-8 (read as UTF-8)
+    markup = ('<!DOCTYPE html><html><head><meta charset="windows-1252"><title>Mäscot</title></head><body>'
+              "<h1>M\u0102\u00a4scot wins the regatta</h1><p>Lunch at Caf\u00c3\u00a9 Rouge, by the pier, "
+              "then the prize-giving at the Rathaus of Zürich.</p></body></html>")
+    html = decode_html(markup.encode("utf-8"), "p.htm")
+    texts = candidate_texts(read(reader, request, "", html=html))
+    assert "Mäscot wins the regatta" in texts
+    assert "Lunch at Café Rouge, by the pier, then the prize-giving at the Rathaus of Zürich." in texts
+    assert not any("\u0102" in text or "\u00c3" in text for text in texts)
