@@ -75,7 +75,7 @@ def repair_mojibake(text: str) -> str:
     >>> repair_mojibake("CafÃ© Rouge"), repair_mojibake("MĂ¤scot"), repair_mojibake("Ærøskøbing “Port”")
     ('Café Rouge', 'Mäscot', 'Ærøskøbing “Port”')
     """
-    return ftfy.fix_encoding(text) if is_bad(text) else text
+    return ftfy.fix_encoding(text) if not text.isascii() and is_bad(text) else text
 
 
 def drop_format_characters(text: str) -> str:
@@ -100,7 +100,10 @@ def drop_format_characters(text: str) -> str:
     >>> drop_format_characters("می\\u200cخواهم 👩\\u200d🚀") == "می\\u200cخواهم 👩\\u200d🚀"
     True
     """
-    return _LOOSE_JOINER.sub("", _ALWAYS_INVISIBLE.sub("", text))
+    if text.isascii():
+        return text
+    text = _ALWAYS_INVISIBLE.sub("", text)
+    return _LOOSE_JOINER.sub("", text) if "\u200c" in text or "\u200d" in text else text
 
 
 def _is_mark(char: str) -> bool:
