@@ -15,6 +15,8 @@ _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _TOKEN = re.compile(rf"[{_CJK}]|(?:(?![{_CJK}])[^\W\d_])+|\d+")
 _SPACE = re.compile(r"\s+")
 _CJK_CHAR = re.compile(rf"[{_CJK}]")
+#: U+00AD: where a word may break across lines; shown as a hyphen only there, so not part of the word.
+SOFT_HYPHEN = "\u00ad"
 
 #: Elements (start tags) a page may have for a stage to build its DOM: Chromium's rendering
 #: (:func:`mainentity.render.settings.markup_problem`) and lxml's parse for links
@@ -103,12 +105,13 @@ def title_text(text: str) -> str:
 
 @short_text_cache
 def normalize_text(text: str) -> str:
-    """NFKC-normalise, lower-case and collapse white space: the form labels are compared in.
+    """NFKC-normalise, drop soft hyphens (U+00AD, invisible unless a line breaks there), lower-case and
+    collapse white space: the form labels are compared in.
 
-    >>> normalize_text("  Know Your BIBLE:\\tAll 66 Books ")
-    'know your bible: all 66 books'
+    >>> normalize_text("  Know Your BIBLE:\\tAll 66 Books "), normalize_text("Helikopter\\u00adlandeplatz")
+    ('know your bible: all 66 books', 'helikopterlandeplatz')
     """
-    return collapse_whitespace(unicodedata.normalize("NFKC", text)).lower()
+    return collapse_whitespace(unicodedata.normalize("NFKC", text.replace(SOFT_HYPHEN, ""))).lower()
 
 
 def is_word_char(char: str) -> bool:
@@ -125,7 +128,8 @@ def is_word_char(char: str) -> bool:
 def tokenize(text: str) -> tuple[str, ...]:
     """Split text into lower-cased letter runs and digit runs (the letter-digit tokenizer).
 
-    Every CJK character is a token of its own, since those scripts do not separate words by spaces.
+    Every CJK character is a token of its own, since those scripts do not separate words by spaces; a
+    soft hyphen (U+00AD) splits no word.
     Cached per short text (:func:`short_text_cache`), hence a tuple.
 
     Parameters
@@ -148,8 +152,10 @@ def tokenize(text: str) -> tuple[str, ...]:
     ('this', 'is', 'the', '1', 'st')
     >>> tokenize("Café 東京タワー, R2-D2")
     ('café', '東', '京', 'タ', 'ワ', 'ー', 'r', '2', 'd', '2')
+    >>> tokenize("Helikopter\\u00adlandeplatz")
+    ('helikopterlandeplatz',)
     """
-    return tuple(_TOKEN.findall(unicodedata.normalize("NFKC", text).lower()))
+    return tuple(_TOKEN.findall(unicodedata.normalize("NFKC", text.replace(SOFT_HYPHEN, "")).lower()))
 
 
 @short_text_cache

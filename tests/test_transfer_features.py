@@ -155,7 +155,7 @@ def test_a_generator_default_title_names_no_page():
     x = candidate_features(candidates, Page("s", "d.html", "https://files.example/d.html", ""),
                            RenderedPage("PowerPoint  presentation", (), tuple(deck)))
     assert [c.text for c, name in zip(candidates, column(x, "site_name"), strict=True) if name] == [
-        "PowerPoint  presentation"]
+        "PowerPoint presentation"]  # a candidate's white space is collapsed (features.name_text)
 
 
 def test_boxes_that_are_not_finite_are_missing_not_empty():

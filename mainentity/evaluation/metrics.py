@@ -12,7 +12,7 @@ Two families of metrics, all in [0, 1]:
 Conventions (documented once here, tested in ``tests/test_metrics.py``):
 
 - Texts are compared through their tokens, so case, punctuation and white space never matter; CJK
-  characters are one token each.
+  characters are one token each; a soft hyphen (U+00AD, shown only where a line breaks) splits no word.
 - Two texts with no tokens at all (both empty or punctuation only) are identical: ROUGE-1, Jaccard and
   Dice are 1.0. One empty side against a non-empty one scores 0.0. (The ``rouge-score`` package itself
   returns 0 for two empty texts; we override that so every metric is 1 on identical texts.)
@@ -147,7 +147,8 @@ def dice(a: str, b: str) -> float:
 def exact_match(a: str, b: str) -> float:
     """1.0 when the two texts are equal after :func:`mainentity.text.normalize_text`, else 0.0.
 
-    Normalisation is NFKC, lower case and collapsed white space; punctuation still counts.
+    Normalisation is NFKC, soft hyphens (U+00AD) dropped, lower case and collapsed white space;
+    punctuation still counts.
 
     Examples
     --------

@@ -29,6 +29,7 @@ import dataclasses
 import math
 import re
 
+from mainentity.features.name_text import name_text
 from mainentity.features.title_segments import split_title
 from mainentity.records import RenderedPage, TextBlock
 from mainentity.text import normalize_text
@@ -282,7 +283,9 @@ def page_candidates(rendered: RenderedPage) -> list[TextBlock]:
 
     Hidden blocks and segments are left out unless nothing on the page is visible (then all blocks are
     taken, as :func:`mainentity.recognizers.msrbfn.page_features` does); texts without a letter or
-    digit, and script source shown as text (:func:`is_script_text`), are left out.
+    digit, and script source shown as text (:func:`is_script_text`), are left out. Each text is read as a
+    name (:func:`mainentity.features.name_text.name_text`: mojibake repaired, invisible format characters
+    and decorative marks at its ends taken out).
 
     Parameters
     ----------
@@ -308,11 +311,12 @@ def page_candidates(rendered: RenderedPage) -> list[TextBlock]:
     candidates: list[TextBlock] = []
     seen: set[tuple[str, tuple[int, int] | str]] = set()
     for candidate in pool + title_segment_candidates(rendered, pool):
-        key = (normalize_text(candidate.text), _place(candidate))
+        text = name_text(candidate.text)
+        key = (normalize_text(text), _place(candidate))
         if key in seen or not _HAS_WORD.search(key[0]) or is_script_text(candidate.text):
             continue
         seen.add(key)
-        candidates.append(candidate)
+        candidates.append(candidate if text == candidate.text else dataclasses.replace(candidate, text=text))
     return candidates
 
 

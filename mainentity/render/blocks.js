@@ -29,6 +29,11 @@
 // `document.write(` or a string concatenation (`' + name + '`) is not walked (neither a block nor a
 // part of a merge), unless it is inside an element that shows code (pre, code, samp, kbd, ...).
 //
+// Ruby annotations are not the text they annotate: <rt> (furigana over a Japanese headline's kanji) and
+// <rp> (the parentheses shown where ruby is not supported) are not walked, <ruby> and <rb> merge as inline
+// elements, and a heading's innerText is read with its annotations set aside ("子どもへの", not
+// "子こどもへの").
+//
 // Inline elements that are laid out as blocks of their own (a headline's lines in `display: block`
 // spans) are joined to their neighbours with a space in a merge, as a person reads them.
 //
@@ -50,6 +55,7 @@
 (metaKeys) => {
   const SKIP = new Set([
     "head", "script", "style", "template", "iframe", "noembed", "noframes", "canvas", "video", "audio",
+    "rt", "rp",
   ]);
   // <noscript> content is displayed, and parsed as markup, only when scripting is off (the default
   // here): a person then sees it. The fragment parser tells which case this page is in.
@@ -59,7 +65,7 @@
   const INLINE = new Set([
     "a", "abbr", "b", "bdi", "bdo", "big", "br", "cite", "code", "data", "del", "dfn", "em", "font",
     "i", "ins", "kbd", "mark", "nobr", "q", "s", "samp", "small", "span", "strike", "strong", "sub",
-    "sup", "time", "tt", "u", "var", "wbr", "slot",
+    "sup", "time", "tt", "u", "var", "wbr", "slot", "ruby", "rb",
   ]);
   const TRANSPARENT = new Set(["img"]);
   // Script source shown as text (see above), outside elements that show code as code.
@@ -151,6 +157,19 @@
     }
     if (left === Infinity) return { left: 0, top: 0, width: 0, height: 0 };
     return { left: left, top: top, width: right - left, height: bottom - top };
+  }
+
+  // A heading's innerText without its ruby annotations (hidden for the reading, then restored).
+  function headingText(el) {
+    const notes = [...el.querySelectorAll("rt, rp")];
+    const styles = notes.map((note) => note.getAttribute("style"));
+    for (const note of notes) note.style.setProperty("display", "none", "important");
+    const text = el.innerText || "";
+    notes.forEach((note, i) => {
+      if (styles[i] === null) note.removeAttribute("style");
+      else note.setAttribute("style", styles[i]);
+    });
+    return text;
   }
 
   function pushSegment(text, pieces, tag, path, ctx, kind) {
@@ -280,7 +299,7 @@
       }
     }
     if (!inlineOnly) {
-      if (ownLevel) pushSegment(el.innerText || "", [{ node: el }], tag, path, ctx, "heading");
+      if (ownLevel) pushSegment(headingText(el), [{ node: el }], tag, path, ctx, "heading");
       return null;
     }
     const text = pieces.map((piece) => piece.text).join("");

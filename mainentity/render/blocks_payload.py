@@ -5,14 +5,15 @@ this module. Its rules:
 
 - Every text node with non-space text is a block; its tag and ``dom_path`` are its parent element's.
 - Each element whose content is only text and inline formatting elements (a, abbr, b, bdi, bdo, big,
-  br, cite, code, data, del, dfn, em, font, i, ins, kbd, mark, nobr, q, s, samp, small, span, strike,
-  strong, sub, sup, time, tt, u, var, wbr; images are ignored, br counts as a space) and that has at
+  br, cite, code, data, del, dfn, em, font, i, ins, kbd, mark, nobr, q, rb, ruby, s, samp, small, span,
+  strike, strong, sub, sup, time, tt, u, var, wbr; images are ignored, br counts as a space) and that has at
   least two non-empty parts adds one merged block (``merged=True``) right after the blocks of its
   content. An element with a single part merges nothing: in the paper's example
   ``<div><b>This <em>is</em> the <span>ENTITY</span> <u>of</u> interest</b></div>`` the ``b`` adds
   "This is the ENTITY of interest" and the ``div`` adds nothing.
-- Nothing inside head, script, style, template, iframe, noembed, noframes, canvas, video, audio or a
-  ``display: none`` subtree is a block. ``<noscript>`` content is walked when the page's scripts are
+- Nothing inside head, script, style, template, iframe, noembed, noframes, canvas, video, audio, the
+  ruby annotations rt and rp, or a ``display: none`` subtree is a block (nor part of a heading segment:
+  a headline's furigana is not its text). ``<noscript>`` content is walked when the page's scripts are
   off (the default), since a browser then displays it, and skipped when they are on.
 - A page is never hidden as a whole: ``display: none``, a ``visibility`` other than ``visible`` or
   ``opacity: 0`` on ``<html>`` or ``<body>`` is overridden (inline ``!important``) before extraction.

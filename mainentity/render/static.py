@@ -74,12 +74,14 @@ from mainentity.text import collapse_whitespace, title_text
 
 NAN = float("nan")
 
-#: Elements whose content ``blocks.js`` never walks (``noscript`` is walked: scripts are off).
-SKIP = frozenset({"head", "script", "style", "template", "iframe", "noembed", "noframes", "canvas", "video", "audio"})
+#: Elements whose content ``blocks.js`` never walks (``noscript`` is walked: scripts are off); ``rt`` and
+#: ``rp`` are ruby annotations, not part of the text they annotate.
+SKIP = frozenset({"head", "script", "style", "template", "iframe", "noembed", "noframes", "canvas", "video", "audio",
+                  "rt", "rp"})
 #: Inline formatting elements whose content merges into the parent's block (as in ``blocks.js``).
 INLINE = frozenset(
     "a abbr b bdi bdo big br cite code data del dfn em font i ins kbd mark nobr q s samp small span strike "
-    "strong sub sup time tt u var wbr slot".split()
+    "strong sub sup time tt u var wbr slot ruby rb".split()
 )
 #: A declarative shadow root; the renderer walks it.
 _SHADOW_TEMPLATE = "template[shadowrootmode]"
