@@ -28,6 +28,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+from collections.abc import Sequence
 
 from mainentity.features.name_text import name_text
 from mainentity.features.title_segments import split_title
@@ -127,14 +128,18 @@ def _with_segments(title: str) -> list[str]:
     return list(dict.fromkeys([title, *split_title(title)]))
 
 
-def title_segment_candidates(rendered: RenderedPage, blocks: list[TextBlock]) -> list[TextBlock]:
-    """Title and meta-title segments as candidates of kind ``title``.
+def title_segment_candidates(rendered: RenderedPage, blocks: list[TextBlock],
+                             names: Sequence[str] = ()) -> list[TextBlock]:
+    """Title and meta-title segments, and the names of the page's structured data, as candidates of kind
+    ``title``.
 
     Each whole title and each of its segments (:func:`split_title`) is looked up in the normalised
     texts of ``blocks``; when one holds it, the candidate takes the style and box of the shortest such
     block (the tightest place a person sees it). A whole title that no block holds is a candidate too,
     with an empty box and font size 0 (pages whose only statement of their topic is the title tag);
-    its segments are not.
+    its segments are not. Each of ``names`` is a candidate only where a block holds it (a recipe's
+    ``Recipe.name`` "Lemon Tart" inside its heading "Lemon Tart (Easy 5-Ingredient Recipe)"): structured
+    data that the page does not show is no answer.
 
     Parameters
     ----------
@@ -142,6 +147,8 @@ def title_segment_candidates(rendered: RenderedPage, blocks: list[TextBlock]) ->
         The page, for its titles.
     blocks : list of TextBlock
         The blocks to look in (the page's visible blocks and segments).
+    names : sequence of str, optional
+        The page's structured-data names (:func:`mainentity.features.jsonld.jsonld_titles`).
 
     Returns
     -------
@@ -158,19 +165,19 @@ def title_segment_candidates(rendered: RenderedPage, blocks: list[TextBlock]) ->
     all_texts = "\n".join(normalized)  # normalised texts hold no newline: one test rules out most segments
     found: list[TextBlock] = []
     seen: set[str] = set()
-    for title in title_strings(rendered):
-        for segment in _with_segments(title):
-            key = normalize_text(segment)
-            if not key or key in seen or not _HAS_WORD.search(key):
-                continue
-            seen.add(key)
-            holders = [i for i, text in enumerate(normalized) if key in text] if key in all_texts else []
-            if not holders and segment == title:  # a whole title the page does not show: no box
-                found.append(TextBlock(segment, "title", "html[0]/head[0]/title[0]", 0.0, 400, False, 0.0, 0.0,
-                                       0.0, 0.0, kind="title"))
-            elif holders:
-                block = blocks[min(holders, key=lambda i: len(normalized[i]))]
-                found.append(dataclasses.replace(block, text=segment, hidden=False, merged=False, kind="title"))
+    lookups = [(title, segment) for title in title_strings(rendered) for segment in _with_segments(title)]
+    for title, segment in [*lookups, *((None, name) for name in names)]:
+        key = normalize_text(segment)
+        if not key or key in seen or not _HAS_WORD.search(key):
+            continue
+        seen.add(key)
+        holders = [i for i, text in enumerate(normalized) if key in text] if key in all_texts else []
+        if not holders and segment == title:  # a whole title the page does not show: no box
+            found.append(TextBlock(segment, "title", "html[0]/head[0]/title[0]", 0.0, 400, False, 0.0, 0.0,
+                                   0.0, 0.0, kind="title"))
+        elif holders:
+            block = blocks[min(holders, key=lambda i: len(normalized[i]))]
+            found.append(dataclasses.replace(block, text=segment, hidden=False, merged=False, kind="title"))
     return found
 
 
@@ -277,7 +284,7 @@ def _with_lines(blocks: list[TextBlock]) -> list[TextBlock]:
     return out
 
 
-def page_candidates(rendered: RenderedPage) -> list[TextBlock]:
+def page_candidates(rendered: RenderedPage, names: Sequence[str] = ()) -> list[TextBlock]:
     """All main-entity candidates of a rendered page, in :data:`CANDIDATE_KINDS` order (joined lines right
     after their last line, among the blocks).
 
@@ -290,6 +297,9 @@ def page_candidates(rendered: RenderedPage) -> list[TextBlock]:
     Parameters
     ----------
     rendered : RenderedPage
+    names : sequence of str, optional
+        The page's structured-data names (:func:`mainentity.features.jsonld.jsonld_titles`), candidates
+        where the page shows them (:func:`title_segment_candidates`).
 
     Returns
     -------
@@ -310,7 +320,7 @@ def page_candidates(rendered: RenderedPage) -> list[TextBlock]:
     pool = blocks + segments
     candidates: list[TextBlock] = []
     seen: set[tuple[str, tuple[int, int] | str]] = set()
-    for candidate in pool + title_segment_candidates(rendered, pool):
+    for candidate in pool + title_segment_candidates(rendered, pool, names):
         text = name_text(candidate.text)
         key = (normalize_text(text), _place(candidate))
         if key in seen or not _HAS_WORD.search(key[0]) or is_script_text(candidate.text):

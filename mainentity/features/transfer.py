@@ -76,9 +76,7 @@ site (:mod:`mainentity.features.site`)
 
 from __future__ import annotations
 
-import json
 import math
-import re
 from collections import Counter
 from collections.abc import Sequence
 
@@ -86,6 +84,7 @@ import numpy as np
 
 from mainentity.features.anchortext import dice_matrix
 from mainentity.features.candidates import HEADING_TAGS, title_strings
+from mainentity.features.jsonld import jsonld_titles
 from mainentity.features.site import SITE_FEATURES, SiteProfile
 from mainentity.features.title_segments import split_title, url_parts
 from mainentity.records import Page, RenderedPage, TextBlock
@@ -130,49 +129,6 @@ MONOTONIC_FEATURES = {
 #: that starts with one continues another (``continues``).
 CONTINUATION_MARKS = frozenset(":;,-\u2013\u2014/|")
 
-_JSON_LD = re.compile(r"<script[^>]*application/ld\+json[^>]*>(.*?)</script>", re.IGNORECASE | re.DOTALL)
-_JSON_LD_SKIP_TYPES = {
-    "organization", "newsmediaorganization", "website", "webpage", "collectionpage", "person", "brand",
-    "breadcrumblist", "listitem", "imageobject", "searchaction", "sitenavigationelement", "offer",
-    "aggregaterating", "rating", "review", "place", "postaladdress", "thing",
-}
-
-
-def jsonld_titles(html: str, limit: int = 20) -> list[str]:
-    """``headline`` and ``name`` values of the page's JSON-LD objects, in order, at most ``limit``.
-
-    ``name`` is taken only from objects whose ``@type`` is not about the site or its parts
-    (Organization, WebSite, Person, BreadcrumbList, ImageObject, ...); unparsable scripts are skipped.
-
-    >>> jsonld_titles('<script type="application/ld+json">{"@type": "Book", "name": "Know Your Bible",'
-    ...               ' "publisher": {"@type": "Organization", "name": "Barbour"}}</script>')
-    ['Know Your Bible']
-    """
-    found: list[str] = []
-
-    def walk(node, depth: int) -> None:
-        if len(found) >= limit or depth > 6:
-            return
-        if isinstance(node, list):
-            for item in node:
-                walk(item, depth + 1)
-        elif isinstance(node, dict):
-            types = node.get("@type", "")
-            types = {str(t).lower() for t in (types if isinstance(types, list) else [types])}
-            for key in ("headline", "name"):
-                value = node.get(key)
-                if isinstance(value, str) and value.strip() and (key == "headline" or not types & _JSON_LD_SKIP_TYPES):
-                    found.append(value.strip())
-            for key, value in node.items():
-                if isinstance(value, (dict, list)) and key not in ("publisher", "author", "breadcrumb", "isPartOf"):
-                    walk(value, depth + 1)
-
-    for match in _JSON_LD.finditer(html):
-        try:
-            walk(json.loads(match.group(1)), 0)
-        except (ValueError, RecursionError):
-            continue
-    return list(dict.fromkeys(found))
 
 
 @short_text_cache

@@ -50,6 +50,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from mainentity.features.candidates import page_candidates, page_title_segments
 from mainentity.features.generic_titles import short_link_texts, with_generic_title
+from mainentity.features.jsonld import jsonld_titles
 from mainentity.features.labels import main_entity_labels
 from mainentity.features.site import IS_LABEL, SITE_FEATURES, SiteProfile, site_profile, slot_of
 from mainentity.features.split_headings import split_heading_copies
@@ -227,7 +228,7 @@ class GeneralRecognizer(Recognizer):
     @staticmethod
     def _site_candidates(site: Sequence[Document]) -> tuple[list[list[TextBlock]], list[list[str]]]:
         """The candidates of each rendered document of one site, and their slots."""
-        candidates = [page_candidates(document.rendered) for document in site]
+        candidates = [page_candidates(document.rendered, jsonld_titles(document.page.html)) for document in site]
         return candidates, [list(map(slot_of, page)) for page in candidates]
 
     def _profile(self, site: Sequence[Document], candidates, slots) -> SiteProfile:

@@ -1,0 +1,58 @@
+"""The names a page's structured data gives (schema.org JSON-LD): evidence of what the page is about.
+
+A publisher's JSON-LD says what its page's thing is called (``Recipe.name``, ``Product.name``, a
+``NewsArticle``'s ``headline``, the ``name`` of a ``mainEntity``). It is evidence, not the answer: it can be
+stale or absent, so the features compare candidates with it (``jsonld_dice``) and the candidates take it only
+where the page shows it (:func:`mainentity.features.candidates.page_candidates`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+__all__ = ["jsonld_titles"]
+
+_JSON_LD = re.compile(r"<script[^>]*application/ld\+json[^>]*>(.*?)</script>", re.IGNORECASE | re.DOTALL)
+_JSON_LD_SKIP_TYPES = {
+    "organization", "newsmediaorganization", "website", "webpage", "collectionpage", "person", "brand",
+    "breadcrumblist", "listitem", "imageobject", "searchaction", "sitenavigationelement", "offer",
+    "aggregaterating", "rating", "review", "place", "postaladdress", "thing",
+}
+
+
+def jsonld_titles(html: str, limit: int = 20) -> list[str]:
+    """``headline`` and ``name`` values of the page's JSON-LD objects, in order, at most ``limit``.
+
+    ``name`` is taken only from objects whose ``@type`` is not about the site or its parts
+    (Organization, WebSite, Person, BreadcrumbList, ImageObject, ...); unparsable scripts are skipped.
+
+    >>> jsonld_titles('<script type="application/ld+json">{"@type": "Book", "name": "Know Your Bible",'
+    ...               ' "publisher": {"@type": "Organization", "name": "Barbour"}}</script>')
+    ['Know Your Bible']
+    """
+    found: list[str] = []
+
+    def walk(node, depth: int) -> None:
+        if len(found) >= limit or depth > 6:
+            return
+        if isinstance(node, list):
+            for item in node:
+                walk(item, depth + 1)
+        elif isinstance(node, dict):
+            types = node.get("@type", "")
+            types = {str(t).lower() for t in (types if isinstance(types, list) else [types])}
+            for key in ("headline", "name"):
+                value = node.get(key)
+                if isinstance(value, str) and value.strip() and (key == "headline" or not types & _JSON_LD_SKIP_TYPES):
+                    found.append(value.strip())
+            for key, value in node.items():
+                if isinstance(value, (dict, list)) and key not in ("publisher", "author", "breadcrumb", "isPartOf"):
+                    walk(value, depth + 1)
+
+    for match in _JSON_LD.finditer(html):
+        try:
+            walk(json.loads(match.group(1)), 0)
+        except (ValueError, RecursionError):
+            continue
+    return list(dict.fromkeys(found))
