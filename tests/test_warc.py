@@ -4,6 +4,7 @@ the file and offset and the rest is still read; predict, evaluate and clean take
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import json
 import shutil
 import sys
@@ -249,7 +250,7 @@ def _damaged_warc(path, damage: str):
                                             1 + 2 * (number if damage != "same id, another url" else min(number, 2)))
     data = raw.read_bytes()
     starts = [found.start() for found in re.finditer(rb"WARC/1\.[01]\r\n", data)] + [len(data)]
-    records = [data[start:end] for start, end in zip(starts, starts[1:])]  # request, response, request, ...
+    records = [data[start:end] for start, end in itertools.pairwise(starts)]  # request, response, request, ...
 
     def lengthen(record: bytes, by: int) -> bytes:
         length = re.search(rb"Content-Length: (\d+)\r\n", record)
@@ -305,3 +306,12 @@ def test_a_predict_run_over_a_warc_whose_record_runs_over_the_next_writes_a_row_
     assert sorted(row["url"] for row in rows) == urls
     [failed] = [row for row in rows if row.get("error")]
     assert failed["url"] == urls[1] and "runs over the next record" in failed["error"]
+
+
+def test_labels_beside_a_warc_may_hold_unicode_line_breaks(tmp_path):
+    urls = _damaged_warc(tmp_path / "crawl.warc", "none")
+    label = "Kettle\u2028one\x85two\u2029"  # raw in the file: JSON allows them, str.splitlines breaks there
+    (tmp_path / "manifest.jsonl").write_text(
+        json.dumps({"url": urls[0], "main_entity": [label]}, ensure_ascii=False) + "\n", encoding="utf-8")
+    [site] = read_warcs([tmp_path / "crawl.warc"]).sites
+    assert site.pages[0].main_entity == (label,)

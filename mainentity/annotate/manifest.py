@@ -41,7 +41,7 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from mainentity._files import write_text_atomic
+from mainentity._files import json_line, write_text_atomic
 from mainentity.sitedump import (
     MANIFEST_NAME,
     MAX_MANIFEST_BYTES,
@@ -160,17 +160,6 @@ def clean_labels(labels: Iterable[str]) -> tuple[str, ...]:
     return tuple(cleaned)
 
 
-def _json_line(entry: dict) -> str:
-    """One manifest line: UTF-8 JSON, with the characters that ``str.splitlines`` (which readers of the
-    manifest use) takes for line breaks escaped.
-
-    >>> _json_line({"path": "a.html", "main_entity": ["Café\u2028Menu"]})
-    '{"path": "a.html", "main_entity": ["Café\\\\u2028Menu"]}'
-    """
-    text = json.dumps(entry, ensure_ascii=False)
-    return text.replace("\x85", "\\u0085").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
-
-
 def _state_of(entry: dict) -> LabelState:
     return LabelState(tuple(entry.get("main_entity", ())), entry.get("skipped") is True)
 
@@ -270,7 +259,7 @@ class ManifestLabels:
             text = read_page_bytes(self.manifest, MAX_MANIFEST_BYTES).decode("utf-8")
         except FileNotFoundError:
             paths = [file.relative_to(self.site_dir).as_posix() for file in find_page_files(self.site_dir)]
-            return [_json_line({"path": path, "main_entity": []}) + "\n" for path in paths
+            return [json_line({"path": path, "main_entity": []}) + "\n" for path in paths
                     if escaped_name(path) == path]  # a name that is not UTF-8 is never a page
         except UnicodeDecodeError as error:
             raise PageReadError(f"{self.manifest}: not UTF-8 ({error}); a manifest is UTF-8 JSON lines") from error
@@ -371,7 +360,7 @@ class ManifestLabels:
                 entry["skipped"] = True
             else:
                 entry.pop("skipped", None)
-            text = _json_line(entry)
+            text = json_line(entry)
             if number is None:
                 if lines and not lines[-1].endswith(("\n", "\r")):
                     lines[-1] += "\n"

@@ -134,7 +134,7 @@ def predict_answers(model: str | Path | None, site_dir: str | Path, work_dir: st
     output = Path(work_dir) / "predictions.jsonl"
     predict(model, site_dir, output, render_policy="always")
     answers = {}
-    for line in output.read_text(encoding="utf-8").splitlines():
+    for line in output.read_text(encoding="utf-8").split("\n")[:-1]:  # JSON Lines: "\n" ends a row
         row = json.loads(line)
         box = None if row["x"] is None else (row["x"], row["y"], row["width"], row["height"])
         score = math.nan if row["score"] is None else float(row["score"])

@@ -212,7 +212,7 @@ def _labels_beside(files: Iterable[Path]) -> dict[str, tuple[str, ...]]:
         except (OSError, PageReadError) as error:
             logger.warning("%s: labels not read: %s", manifest, error)
             continue
-        for number, line in enumerate(text.splitlines(), 1):
+        for number, line in enumerate(text.split("\n"), 1):  # JSON Lines: "\n" ends a line
             if not line.strip():
                 continue
             try:
