@@ -22,6 +22,7 @@ from mainentity.linkgraph import AnchorCoverage, link_graph
 from mainentity.records import Page
 from mainentity.sitedump import (
     MANIFEST_NAME,
+    MAX_PAGE_BYTES,
     DumpFiles,
     PageFailure,
     SubresourceSources,
@@ -226,16 +227,28 @@ def load_inputs(
     return LoadedPages(tuple(pages), tuple(failures), loaded.anchor_coverage, SubresourceSources(sources))
 
 
-def read_stdin() -> bytes:
-    """The bytes on standard input (``-``), read whole. The command line reads them before the model
-    loads, so that an empty pipe is told at once.
+def read_stdin(max_bytes: int = MAX_PAGE_BYTES) -> bytes:
+    """The bytes on standard input (``-``), read whole in pieces of 1 MB, and no further than the limit of
+    a page file. The command line reads them before the model loads, so that an empty pipe is told at once.
+
+    Parameters
+    ----------
+    max_bytes : int, default :data:`mainentity.sitedump.MAX_PAGE_BYTES`
 
     Raises
     ------
     ValueError
-        Naming ``-``, if there are none or only white space.
+        Naming ``-``, if there are none or only white space, or more than ``max_bytes`` (reading stops
+        one byte past the limit: an endless pipe, ``/dev/zero``, costs no more).
     """
-    data = sys.stdin.buffer.read()
+    pieces, n_read = [], 0
+    while n_read <= max_bytes and (piece := sys.stdin.buffer.read(min(1 << 20, max_bytes + 1 - n_read))):
+        pieces.append(piece)
+        n_read += len(piece)
+    if n_read > max_bytes:
+        raise ValueError(f"standard input (-) is over the limit of {max_bytes} bytes (the limit of a page file): "
+                         "not read")
+    data = b"".join(pieces)
     if not data.strip():
         raise ValueError(f"standard input (-) was empty ({len(data)} bytes{', white space only' if data else ''}): "
                          "pipe one HTML page into it, e.g. curl -s URL | mainentity predict - --base-url URL")

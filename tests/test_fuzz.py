@@ -104,8 +104,10 @@ def make_fuzz_corpus(root: Path, random_state: int = 0) -> dict[tuple[str, str],
     put("deep.html", _page("<div>" * 20_000 + "Deep Text" + "</div>" * 20_000, "Deep"), "answer:Deep Text")
     put("wide.html", _page("".join(f"<span>w{i} </span>" for i in range(60_000)) + "<h1>Wide Heading</h1>"),
         "answer:Wide Heading")
-    put("huge.html", _page("<h1>Huge Page Title</h1>" + "<p>" + "lorem ipsum dolor " * 300_000 + "</p>"),
-        "answer:Huge Page Title")
+    put("huge.html", _page("<h1>Huge Page Title</h1>" + "<p>" + "lorem ipsum dolor " * 110_000 + "</p>"),
+        "answer:Huge Page Title")  # 1.98 M characters of text: just under the limit
+    put("too-much-text.html", _page("<h1>Too Much</h1>" + "<p>" + "lorem ipsum dolor " * 300_000 + "</p>"),
+        "error:over 2000000 characters of text")
     put("million-spans.html", _page("<h1>Million</h1>" + "<span>x</span>" * 1_000_000), "error:over 100000 elements")
     os.mkfifo(plain / "fifo.html")
     expected["plain", "fifo.html"] = "error:a FIFO (named pipe), not a regular file"

@@ -407,7 +407,9 @@ def page_from_html(html: str | bytes, url: str | None = None, *, site_id: str | 
     Raises
     ------
     PageReadError
-        A ``ValueError`` naming the page (its URL, else ``<html>``) when the markup is empty or binary.
+        A ``ValueError`` naming the page (its URL, else ``<html>``) when the markup is empty, binary, or
+        over :data:`MAX_PAGE_BYTES` (as bytes, or as a string once encoded in UTF-8: the limit of a page
+        file), or ``url`` is not a valid URL.
     TypeError
         If ``html`` is neither ``str`` nor ``bytes``, or ``url`` is not a string.
 
@@ -427,6 +429,13 @@ def page_from_html(html: str | bytes, url: str | None = None, *, site_id: str | 
     if url is not None and not isinstance(url, str):
         raise TypeError(f"url must be a string or None; got {type(url).__name__}")
     name = url or "<html>"
+    if url:
+        try:
+            urlsplit(url).port  # noqa: B018 - parses the host and port, raising on a malformed one
+        except ValueError as error:
+            raise PageReadError(f"{url!r} is not a valid URL: {error}") from None
+    if isinstance(html, (bytes, str)) and _encoded_size_over(html, MAX_PAGE_BYTES):
+        raise PageReadError(f"{name}: over the limit of {MAX_PAGE_BYTES} bytes (the limit of a page file): not read")
     if isinstance(html, bytes):
         html = decode_html(html, name)
     elif isinstance(html, str):
@@ -440,6 +449,19 @@ def page_from_html(html: str | bytes, url: str | None = None, *, site_id: str | 
     if site_id is None:
         site_id = urlsplit(url).netloc.lower() or f"html-{digest}"
     return Page(site_id=site_id, path=url_path(url) if url else f"{digest}.html", url=url, html=html)
+
+
+def _encoded_size_over(html: str | bytes, max_bytes: int) -> bool:
+    """Whether markup is over ``max_bytes`` as bytes, or as a string once encoded in UTF-8 (counted without
+    encoding it: 1 to 4 bytes a character).
+
+    >>> _encoded_size_over("é" * 3, 5), _encoded_size_over("é" * 2, 5), _encoded_size_over(b"abc", 2)
+    (True, False, True)
+    """
+    if isinstance(html, bytes) or len(html) > max_bytes or 4 * len(html) <= max_bytes:
+        return len(html) > max_bytes
+    pieces = (html[start:start + (1 << 20)] for start in range(0, len(html), 1 << 20))  # 1 M characters at a time
+    return sum(len(piece.encode("utf-8", "surrogatepass")) for piece in pieces) > max_bytes
 
 
 def url_path(url: str) -> str:
