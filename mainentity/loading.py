@@ -27,6 +27,7 @@ from mainentity.sitedump import (
     PageFailure,
     SubresourceSources,
     decode_html,
+    outside_reason,
     page_from_html,
     page_url,
     read_dataset,
@@ -117,12 +118,15 @@ def load_pages(
 
 
 def is_page_input(path: str | Path) -> bool:
-    """Whether ``path`` is one page rather than a dataset: ``-`` (standard input) or a file that is not WARC.
+    """Whether ``path`` is one page rather than a dataset: ``-`` (standard input) or a file that is not WARC
+    (or a symbolic link that does not lead to a folder: :func:`read_page_file` tells whether it may be read).
 
     >>> is_page_input("-"), is_page_input("datasets/sample-shop"), is_page_input("missing.html")
     (True, False, False)
     """
-    return str(path) == STDIN or (Path(path).is_file() and not is_warc_input(path))
+    path = Path(path)
+    return str(path) == STDIN or ((path.is_file() or path.is_symlink() and not path.is_dir())
+                                  and not is_warc_input(path))
 
 
 class PageFileError(ValueError):
@@ -140,6 +144,8 @@ def read_page_file(
     """One HTML file as a page and, when it lies in a site dump with a manifest, every page of that dump,
     with what serves their subresources.
 
+    The file is read as a folder's file is when a run goes over the folder: a symbolic link whose target
+    lies outside the folder that holds it, or a link loop, is not read (:func:`mainentity.sitedump.outside_reason`).
     Inside a site dump (a ``manifest.jsonl`` at most four directories up) the page gets its site id, path,
     manifest URL and incoming anchor texts, as ``predict`` gives them over the whole dump (a file the
     manifest does not list keeps the dump's site id and its path in the dump); a lone file is a page of
@@ -151,11 +157,15 @@ def read_page_file(
     FileNotFoundError
         If ``page_path`` is not a file.
     PageFileError
-        A ValueError: if the file is not a regular file of at most :data:`mainentity.sitedump.MAX_PAGE_BYTES`
+        A ValueError: if the file is a symbolic link out of its folder or a link loop, or not a regular
+        file of at most :data:`mainentity.sitedump.MAX_PAGE_BYTES`
         (:func:`mainentity.sitedump.read_page_bytes`) or not text (:func:`mainentity.sitedump.decode_html`),
         or its site dump's manifest lists it and reading the dump failed on it.
     """
-    file = Path(page_path).resolve()
+    named = Path(page_path).absolute()
+    if reason := outside_reason(named, named.parent.resolve(), "its folder"):
+        raise PageFileError(PageFailure(named.parent.name, named.name, reason), f"{page_path}: {reason}")
+    file = named.resolve()
     if not file.is_file():
         raise FileNotFoundError(f"page {str(page_path)!r} is not a file")
     site_id, relative = file.parent.name, file.name

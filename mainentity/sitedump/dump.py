@@ -217,8 +217,8 @@ def label_in_page(html: str, labels: Iterable[str]) -> bool:
     return any(label in text for label in wanted)
 
 
-def outside_reason(file: Path, root: Path) -> str:
-    """Why ``file`` may not be read as part of the dump at ``root``, or "" when it may.
+def outside_reason(file: Path, root: Path, within: str = "the site dump") -> str:
+    """Why ``file`` may not be read as part of the dump (or folder) at ``root``, or "" when it may.
 
     A file may be read when its real path (every symbolic link followed) lies inside ``root``;
     a link whose target is outside (or a link loop) must not be followed.
@@ -229,6 +229,8 @@ def outside_reason(file: Path, root: Path) -> str:
         A path inside the dump directory (possibly a symbolic link, or under a linked directory).
     root : Path
         The dump directory, already resolved.
+    within : str, default "the site dump"
+        What ``root`` is, in the reason.
 
     Returns
     -------
@@ -252,7 +254,7 @@ def outside_reason(file: Path, root: Path) -> str:
         return "symbolic link loop: not read"
     if target == root or root in target.parents:
         return ""
-    return "symbolic link to a file outside the site dump: not read"
+    return f"symbolic link to a file outside {within}: not read"
 
 
 def read_site_dump(
