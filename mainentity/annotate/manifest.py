@@ -192,6 +192,27 @@ class ManifestLabels:
         self.manifest = self.site_dir / MANIFEST_NAME
         self.lock_timeout_s = lock_timeout_s
 
+    def check_lock_file(self) -> Path:
+        """The lock file's path, when it is a regular file or does not exist yet.
+
+        Raises
+        ------
+        LockFileError
+            If it is a symbolic link (the lock would be taken on its target, wherever that is), another
+            kind of file, or cannot be looked at.
+        """
+        path = self.site_dir / LOCK_NAME
+        try:
+            mode = os.lstat(path).st_mode
+        except FileNotFoundError:
+            return path
+        except OSError as error:
+            raise LockFileError(f"{path}: the lock file cannot be used ({error.strerror or error})") from error
+        if not stat.S_ISREG(mode):
+            kind = "a symbolic link" if stat.S_ISLNK(mode) else "not a regular file"
+            raise LockFileError(f"{path}: the lock file is {kind}; remove it (no annotate may be running)")
+        return path
+
     def _lock(self, timeout_s: float) -> FileLock:
         """The manifest's lock, acquired (release it).
 
@@ -202,16 +223,7 @@ class ManifestLabels:
         TimeoutError
             If it is not free within ``timeout_s`` seconds.
         """
-        path = self.site_dir / LOCK_NAME
-        try:
-            mode = os.lstat(path).st_mode
-        except FileNotFoundError:
-            mode = stat.S_IFREG
-        except OSError as error:
-            raise LockFileError(f"{path}: the lock file cannot be used ({error.strerror or error})") from error
-        if not stat.S_ISREG(mode):
-            kind = "a symbolic link" if stat.S_ISLNK(mode) else "not a regular file"
-            raise LockFileError(f"{path}: the lock file is {kind}; remove it (no annotate may be running)")
+        path = self.check_lock_file()
         lock = FileLock(path, timeout=timeout_s)
         try:
             lock.acquire()
