@@ -137,6 +137,7 @@ def test_predict_answers_in_input_order_across_sites_and_cuts_candidates(tmp_pat
     assert [p.main_entity for p in predictions] == [f"Title {i}" for i in range(6)]
     assert [p.url for p in predictions] == [page.url for page in pages]
     assert all(p.candidates == () for p in predictions)
+    assert {p.answered_by for p in predictions} == {"html"}  # read from its markup by the recogniser itself
     assert not model.browser_running and model._renderer is None  # no page needed rendering
 
 

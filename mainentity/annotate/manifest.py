@@ -35,6 +35,7 @@ import json
 import logging
 import os
 import stat
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -138,13 +139,18 @@ def clean_labels(labels: Iterable[str]) -> tuple[str, ...]:
     Raises
     ------
     ValueError
-        If an item is not a string, a label is longer than :data:`MAX_LABEL_CHARS` characters or there
-        are more than :data:`MAX_LABELS` of them.
+        If an item is not a string, a label is longer than :data:`MAX_LABEL_CHARS` characters or holds a
+        control character other than white space (a NUL: page text never has one), or there are more
+        than :data:`MAX_LABELS` labels.
 
     Examples
     --------
     >>> clean_labels(["  Ashgrove\\n Kettle ", "", "Ashgrove Kettle", "Kettle"])
     ('Ashgrove Kettle', 'Kettle')
+    >>> clean_labels(["Ash\\x00grove"])
+    Traceback (most recent call last):
+    ...
+    ValueError: a label may not hold a control character (U+0000); no page text has one
     """
     cleaned: dict[str, None] = {}
     for label in labels:
@@ -152,6 +158,9 @@ def clean_labels(labels: Iterable[str]) -> tuple[str, ...]:
             raise ValueError(f"a label must be a string; got {type(label).__name__}")
         if len(label) > MAX_LABEL_CHARS:
             raise ValueError(f"a label is at most {MAX_LABEL_CHARS} characters; got {len(label)}")
+        if control := next((char for char in label if unicodedata.category(char) == "Cc" and not char.isspace()),
+                           None):
+            raise ValueError(f"a label may not hold a control character (U+{ord(control):04X}); no page text has one")
         label = collapse_whitespace(label)
         if label:
             cleaned[label] = None
