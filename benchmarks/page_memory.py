@@ -13,7 +13,10 @@ Short spikes between two samples can be missed. The pages are the shapes that on
 - ``50 MB word``: one 50 000 000-letter word in a ``<p>`` (over the text limit,
   :data:`mainentity.text.MAX_TEXT_CHARS`, and just under the byte limit of a page file);
 - ``20 000 deep``: a heading inside 20 000 nested ``<div>``;
-- ``60 000 blocks``: a heading and 60 000 paragraphs of five words.
+- ``60 000 blocks``: a heading and 60 000 paragraphs of five words;
+- ``99 997 blocks``: a heading and 99 997 paragraphs of two words, at the element limit (100 000 start
+  tags with ``<html>``, ``<body>`` and ``<h1>``) and under the text limit: the largest page either policy
+  reads.
 
 Usage::
 
@@ -45,6 +48,8 @@ SHAPES = {
     + "</div>" * 20_000 + "</body></html>",
     "60 000 blocks": lambda: "<html><body><h1>Title Here</h1>"
     + "".join(f"<p>Paragraph {i} of the page.</p>" for i in range(60_000)) + "</body></html>",
+    "99 997 blocks": lambda: "<html><body><h1>Title Here</h1>"
+    + "".join(f"<p>P{i} text.</p>" for i in range(99_997)) + "</body></html>",
 }
 EXTRACT = ("import sys, mainentity; html = open(sys.argv[1], encoding='utf-8').read()\n"
            "try:\n    print(mainentity.extract(html, sys.argv[2]).error or 'answered')\n"
