@@ -261,6 +261,8 @@ def _damaged_warc(path, damage: str):
           "past the end of the file": 10**6, "too short by 30": -30}.get(damage)
     if by is not None:
         records[3] = lengthen(records[3], by)  # the second page's response
+    elif damage == "last page too short by 30":
+        records[-1] = lengthen(records[-1], -30)
     elif damage == "request too long":
         records[2] = lengthen(records[2], 200)  # the second page's request swallows its response's start
     if path.name.endswith(".gz"):
@@ -272,7 +274,8 @@ def _damaged_warc(path, damage: str):
 
 
 WARC_DAMAGE = ("too long by 50", "too long by a whole page", "too long by two pages and some",
-               "past the end of the file", "too short by 30", "request too long", "same id, another url")
+               "past the end of the file", "too short by 30", "last page too short by 30", "request too long",
+               "same id, another url")
 
 
 @pytest.mark.parametrize("name", ["damaged.warc.gz", "damaged.warc"])
@@ -291,11 +294,15 @@ def test_every_page_record_of_a_damaged_warc_gets_exactly_one_row(tmp_path, name
         assert "reading resumed at byte" in failed[urls[1]].reason
         assert all(f"Kettle {number}" in answered[urls[number]].html and "WARC" not in answered[urls[number]].html
                    for number in (0, 2, 3, 4))
+    if "too short" in damage:
+        damaged = urls[-1] if damage.startswith("last") else urls[1]
+        assert sorted(failed) == [damaged]  # one row, the page's: not an answer from its cut payload
+        assert "Content-Length" in failed[damaged].reason and "ends before the record does" in failed[damaged].reason
     if damage == "same id, another url":
         assert answered[urls[3]].path == answered[urls[2]].path + "#2"
         assert answered[urls[4]].path == answered[urls[2]].path + "#3"
     unread = [failure for failure in loaded.failures if not failure.url]  # damage outside page records
-    assert len(unread) == (damage in ("too short by 30", "request too long"))
+    assert len(unread) == (damage == "request too long")  # its request's damage, the page itself answered
 
 
 def test_a_predict_run_over_a_warc_whose_record_runs_over_the_next_writes_a_row_per_page(tmp_path):

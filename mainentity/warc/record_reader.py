@@ -123,6 +123,7 @@ def iter_warc(
     while start is not None and start < size:
         last = None  # byte offset of the last record read whole in this pass
         last_item, counts_before_last = None, counts
+        held = None  # the last record's item, yielded once the record after it is read (its length may be short)
         error, overran = None, False
         with file.open("rb") as stream:
             stream.seek(start)
@@ -130,6 +131,9 @@ def iter_warc(
                 for record in ArchiveIterator(stream, parse_http=True):
                     offset = record.stream_pos  # FastWARC counts from the file's start, even after a seek
                     counts_before = WarcCounts(**vars(counts))
+                    if held is not None:
+                        yield held
+                        held = None
                     try:
                         item = _record_item(record, WarcRecordType, counts, file, offset)
                     except _Overrun as overrun:  # the record's length runs over the next record: read on there
@@ -148,18 +152,27 @@ def iter_warc(
                     if damage is not None:  # a whole record after the damage: report it once
                         yield _damage_failure(file, damage, resumed_at=start)
                         damage = None
-                    last, last_item, counts_before_last = offset, item, counts_before
-                    if item is not None:
-                        yield item
+                    last, last_item, counts_before_last, held = offset, item, counts_before, item
             except Exception as exc:  # noqa: BLE001 - FastWARC raises OSError, ValueError, ...
                 error = exc
         if overran:
             continue
+        at = None if error is not None else _trailing_damage(file, last if last is not None else start, gz)
+        short = (_short_length(file, last, gz) if (error is not None or at not in (None, last))
+                 and isinstance(held, (Page, PageFailure)) and not held.path.startswith("@") else None)
+        if short is not None:  # the page record's length ends inside its own payload: it is the damage
+            counts.n_damaged += 1
+            start = _next_record_start(file, last + 1, gz)
+            resumed = f"reading resumed at byte {start}" if start is not None else "nothing readable after it"
+            yield PageFailure(held.site_id, held.path, f"{file}@{last}: WARC record damaged: its Content-Length "
+                              f"({short} bytes) ends before the record does; {resumed}", held.url)
+            continue
+        if held is not None:
+            yield held
         if error is not None:
             at = last if last is not None else start
             reason = f"corrupt WARC data at byte {at}: {error}"
         else:
-            at = _trailing_damage(file, last if last is not None else start, gz)
             if at is None:
                 break
             if at == last and isinstance(last_item, PageFailure):  # the cut page already has its failure row
@@ -309,6 +322,31 @@ def _trailing_damage(file: Path, last: int, gz: bool) -> int | None:
     if not leftover.strip(b"\r\n\0 "):
         return None
     return last + len(rest) - len(leftover)
+
+
+def _short_length(file: Path, at: int, gz: bool) -> int | None:
+    """The ``Content-Length`` of the record at byte ``at`` when its block ends inside the record (the
+    bytes at its declared end are not the CRLF CRLF that ends a record), else ``None`` (a record that
+    ends where it says, or runs past the end of the file: a truncation)."""
+    with file.open("rb") as stream:
+        stream.seek(at)
+        if gz:
+            inflater, data = zlib.decompressobj(wbits=31), bytearray()
+            try:
+                while not inflater.eof and (chunk := stream.read(_SEARCH_CHUNK)):
+                    data += inflater.decompress(chunk)
+                    if len(data) > MAX_PAGE_BYTES + _SEARCH_CHUNK:
+                        return None
+            except zlib.error:
+                return None
+        else:
+            data = stream.read(MAX_PAGE_BYTES + _SEARCH_CHUNK)
+    head_end = data.find(b"\r\n\r\n", 0, _SEARCH_CHUNK)
+    length = _CONTENT_LENGTH.search(data[:head_end]) if head_end >= 0 else None
+    if length is None:
+        return None
+    end = head_end + 4 + int(length.group(1))
+    return int(length.group(1)) if len(data) >= end + 4 and data[end:end + 4] != b"\r\n\r\n" else None
 
 
 def _overrun_at(head: bytes, reader) -> int | None:
