@@ -1,4 +1,5 @@
-"""File writes that never leave half a file: the base layer every stage may use.
+"""File writes that never leave half a file, and JSON Lines that every reader splits alike: the base
+layer every stage may use.
 
 Imports nothing from the package (and no heavy library), so a module that writes a file does not load
 the evaluation stack (pandas, scikit-learn) to do it.
@@ -6,6 +7,7 @@ the evaluation stack (pandas, scikit-learn) to do it.
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import tempfile
@@ -116,3 +118,26 @@ def check_writable(output: str | os.PathLike, *, directory: bool = False, wanted
         raise ValueError(f"output {output} exists and is not a file (a directory); give {wanted}")
     if (blocker := file_in_the_way(output if directory else output.parent)) is not None:
         raise ValueError(f"output {output} cannot be written: {blocker} is a file, not a directory")
+
+
+def json_line(value: object) -> str:
+    """One JSON Lines line (without its ``\\n``): UTF-8 JSON with the characters that other line splitters
+    take for line breaks (U+0085, U+2028, U+2029: ``str.splitlines``, JavaScript's JSON readers of old)
+    escaped, so that every reader sees one row per line. Read JSON Lines back with ``split("\\n")``.
+
+    Parameters
+    ----------
+    value : object
+        Anything :func:`json.dumps` takes.
+
+    Returns
+    -------
+    line : str
+
+    >>> json_line({"path": "a.html", "main_entity": ["Café\u2028Menu\x85"]})
+    '{"path": "a.html", "main_entity": ["Café\\\\u2028Menu\\\\u0085"]}'
+    >>> len(json_line({"url": "https://a.example/\u2029"}).splitlines())
+    1
+    """
+    text = json.dumps(value, ensure_ascii=False)
+    return text.replace("\x85", "\\u0085").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")

@@ -324,6 +324,8 @@ def _check_paths(paths: Sequence[str], what: str) -> None:
     from mainentity.model_store import pretrained_names
 
     for index, path in enumerate(paths):
+        if os.path.islink(path):  # a link loop, or to a file out of its folder: its row says why it is not read
+            continue
         if path != "-" and not (index == 0 and len(paths) > 1 and path in pretrained_names()):
             _must_exist(path, what)
 

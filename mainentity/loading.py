@@ -23,10 +23,12 @@ from mainentity.log_summary import RepeatedMessage
 from mainentity.records import Page
 from mainentity.sitedump import (
     MANIFEST_NAME,
+    MAX_PAGE_BYTES,
     DumpFiles,
     PageFailure,
     SubresourceSources,
     decode_html,
+    outside_reason,
     page_from_html,
     page_url,
     read_dataset,
@@ -117,12 +119,15 @@ def load_pages(
 
 
 def is_page_input(path: str | Path) -> bool:
-    """Whether ``path`` is one page rather than a dataset: ``-`` (standard input) or a file that is not WARC.
+    """Whether ``path`` is one page rather than a dataset: ``-`` (standard input) or a file that is not WARC
+    (or a symbolic link that does not lead to a folder: :func:`read_page_file` tells whether it may be read).
 
     >>> is_page_input("-"), is_page_input("datasets/sample-shop"), is_page_input("missing.html")
     (True, False, False)
     """
-    return str(path) == STDIN or (Path(path).is_file() and not is_warc_input(path))
+    path = Path(path)
+    return str(path) == STDIN or ((path.is_file() or path.is_symlink() and not path.is_dir())
+                                  and not is_warc_input(path))
 
 
 class PageFileError(ValueError):
@@ -140,6 +145,8 @@ def read_page_file(
     """One HTML file as a page and, when it lies in a site dump with a manifest, every page of that dump,
     with what serves their subresources.
 
+    The file is read as a folder's file is when a run goes over the folder: a symbolic link whose target
+    lies outside the folder that holds it, or a link loop, is not read (:func:`mainentity.sitedump.outside_reason`).
     Inside a site dump (a ``manifest.jsonl`` at most four directories up) the page gets its site id, path,
     manifest URL and incoming anchor texts, as ``predict`` gives them over the whole dump (a file the
     manifest does not list keeps the dump's site id and its path in the dump); a lone file is a page of
@@ -151,11 +158,15 @@ def read_page_file(
     FileNotFoundError
         If ``page_path`` is not a file.
     PageFileError
-        A ValueError: if the file is not a regular file of at most :data:`mainentity.sitedump.MAX_PAGE_BYTES`
+        A ValueError: if the file is a symbolic link out of its folder or a link loop, or not a regular
+        file of at most :data:`mainentity.sitedump.MAX_PAGE_BYTES`
         (:func:`mainentity.sitedump.read_page_bytes`) or not text (:func:`mainentity.sitedump.decode_html`),
         or its site dump's manifest lists it and reading the dump failed on it.
     """
-    file = Path(page_path).resolve()
+    named = Path(page_path).absolute()
+    if reason := outside_reason(named, named.parent.resolve(), "its folder"):
+        raise PageFileError(PageFailure(named.parent.name, named.name, reason), f"{page_path}: {reason}")
+    file = named.resolve()
     if not file.is_file():
         raise FileNotFoundError(f"page {str(page_path)!r} is not a file")
     site_id, relative = file.parent.name, file.name
@@ -227,16 +238,28 @@ def load_inputs(
     return LoadedPages(tuple(pages), tuple(failures), loaded.anchor_coverage, SubresourceSources(sources))
 
 
-def read_stdin() -> bytes:
-    """The bytes on standard input (``-``), read whole. The command line reads them before the model
-    loads, so that an empty pipe is told at once.
+def read_stdin(max_bytes: int = MAX_PAGE_BYTES) -> bytes:
+    """The bytes on standard input (``-``), read whole in pieces of 1 MB, and no further than the limit of
+    a page file. The command line reads them before the model loads, so that an empty pipe is told at once.
+
+    Parameters
+    ----------
+    max_bytes : int, default :data:`mainentity.sitedump.MAX_PAGE_BYTES`
 
     Raises
     ------
     ValueError
-        Naming ``-``, if there are none or only white space.
+        Naming ``-``, if there are none or only white space, or more than ``max_bytes`` (reading stops
+        one byte past the limit: an endless pipe, ``/dev/zero``, costs no more).
     """
-    data = sys.stdin.buffer.read()
+    pieces, n_read = [], 0
+    while n_read <= max_bytes and (piece := sys.stdin.buffer.read(min(1 << 20, max_bytes + 1 - n_read))):
+        pieces.append(piece)
+        n_read += len(piece)
+    if n_read > max_bytes:
+        raise ValueError(f"standard input (-) is over the limit of {max_bytes} bytes (the limit of a page file): "
+                         "not read")
+    data = b"".join(pieces)
     if not data.strip():
         raise ValueError(f"standard input (-) was empty ({len(data)} bytes{', white space only' if data else ''}): "
                          "pipe one HTML page into it, e.g. curl -s URL | mainentity predict - --base-url URL")

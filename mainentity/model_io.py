@@ -210,7 +210,9 @@ def load_model_file(path: str | Path) -> dict:
     try:
         untrusted = sio.get_untrusted_types(file=path) if renamed is None else sio.get_untrusted_types(data=renamed)
     except Exception as error:  # noqa: BLE001 - any schema skops cannot read is a damaged or crafted file
-        raise ModelFormatError(f"{path}: {_damage(error)}; it was not loaded") from error
+        untrusted = [name for name in _schema_types(renamed or path) if name.split(".")[0] not in _MODEL_PACKAGES]
+        if not untrusted:  # else refused by name below: what a crafted file names says more than the damage
+            raise ModelFormatError(f"{path}: {_damage(error)}; it was not loaded") from error
     refused = [name for name in untrusted if not is_trusted_type(name)]
     if refused:
         raise UntrustedModelError(
@@ -224,6 +226,42 @@ def load_model_file(path: str | Path) -> dict:
     if not isinstance(state, dict):
         raise ModelFormatError(f"{path}: the model body is a {type(state).__name__}, not a dict")
     return state
+
+
+#: Top-level packages of every type a mainentity model file holds (skops's plain values and arrays, the
+#: estimators): a type from any other package in a schema skops cannot read is named when it is refused.
+_MODEL_PACKAGES = frozenset({"builtins", "numpy", "scipy", "sklearn", "mainentity"})
+
+
+def _schema_types(model_file: str | Path | bytes) -> list[str]:
+    """Every ``module.Class`` a model file's skops schema names, read without skops (which stops at the
+    first key it misses in a crafted schema, before it has named an untrusted type); none when the
+    schema cannot be read at all.
+
+    >>> import json, io, zipfile
+    >>> buffer = io.BytesIO()
+    >>> with zipfile.ZipFile(buffer, "w") as archive:
+    ...     archive.writestr("schema.json", json.dumps({"__module__": "builtins", "__class__": "dict", "content": {
+    ...         "f": {"__module__": "posix", "__class__": "system", "__loader__": "TypeNode"}}}))
+    >>> _schema_types(buffer.getvalue())
+    ['builtins.dict', 'posix.system']
+    """
+    try:
+        with zipfile.ZipFile(io.BytesIO(model_file) if isinstance(model_file, bytes) else model_file) as archive:
+            schema = json.loads(archive.read("schema.json"))
+    except (KeyError, ValueError, RecursionError, OSError, zipfile.BadZipFile):
+        return []
+    names, stack = set(), [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            module, name = node.get("__module__"), node.get("__class__")
+            if isinstance(module, str) and isinstance(name, str):
+                names.add(f"{module}.{name}")
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return sorted(names)
 
 
 def _with_current_module_names(path: Path) -> bytes | None:

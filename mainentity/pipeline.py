@@ -454,7 +454,7 @@ def predict_pages(
         cleaners = cleaners_for(model, pages, read)
     scripted: set = set()
     stream = noting_scripts(read(pages, rendered=model.recognizer.needs_render), scripted)
-    how = answered_by(model) if model.recognizer.needs_render else ""
+    how = answered_by(model)
 
     def emit(prediction: Prediction) -> None:
         if on_prediction is not None:
@@ -478,8 +478,11 @@ def with_score_kind(prediction: Prediction, model: TrainedModel,
 
 
 def answered_by(model: TrainedModel) -> str:
-    """How a model answers the pages it reads itself: ``"rendered"`` (Chromium) or ``"static"`` (its
-    ``render.reader`` is ``static``); see :attr:`mainentity.records.Prediction.answered_by`."""
+    """How a model answers the pages it reads itself: ``"rendered"`` (Chromium), ``"static"`` (its
+    ``render.reader`` is ``static``) or ``"html"`` (its recogniser reads the markup itself: a peer or a
+    baseline); see :attr:`mainentity.records.Prediction.answered_by`."""
+    if not model.recognizer.needs_render:
+        return "html"
     return "static" if model.config.render.reader == "static" else "rendered"
 
 

@@ -8,13 +8,14 @@ would mix two models' answers. ``evaluate`` records the model of a report's ``pe
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 import os
 import sys
 from pathlib import Path
 
-from mainentity._files import check_writable
+from mainentity._files import check_writable, json_line
 from mainentity.records import Prediction
 
 #: Columns of a prediction row, in order.
@@ -137,9 +138,9 @@ class PredictionWriter:
             self.path.write_text(text, encoding="utf-8")
         try:
             if self.format == "jsonl":
-                rows = [_json_row(line, number) for number, line in enumerate(text.splitlines(), 1) if line.strip()]
+                rows = [_json_row(line, number) for number, line in enumerate(text.split("\n"), 1) if line.strip()]
             else:
-                reader = csv.DictReader(text.splitlines())
+                reader = csv.DictReader(io.StringIO(text, newline=""))
                 header = tuple(reader.fieldnames or ())
                 if text and 0 < len(header) < len(COLUMNS) and header == COLUMNS[:len(header)]:
                     raise ValueError(f"it was written by an older mainentity, without the "
@@ -168,7 +169,7 @@ class PredictionWriter:
                 writer.writeheader()
                 writer.writerows(rows)
             else:
-                file.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+                file.writelines(json_line(row) + "\n" for row in rows)
         os.replace(tmp, self.path)
 
     def write(self, prediction: Prediction) -> None:
@@ -177,7 +178,7 @@ class PredictionWriter:
         if self._csv is not None:
             self._csv.writerow(row)
         else:
-            self._file.write(json.dumps(row, ensure_ascii=False) + "\n")
+            self._file.write(json_line(row) + "\n")
         self._file.flush()
         self.done.add((prediction.site_id, prediction.path))
 

@@ -214,8 +214,9 @@ class Prediction:
         Chromium and predicted), ``"scripts"`` (rendered a second time with its scripts on, because its
         first rendering looked unfinished, and predicted from that one: ``render.javascript: auto``),
         ``"slot"`` (read from its HTML through its template's slot locator) or ``"static"`` (read from its
-        HTML, answered by the static model); empty when not recorded (a recogniser's own output, an error
-        row).
+        HTML, answered by the static model), ``"html"`` (its markup read by a recogniser that needs no
+        rendering: a peer such as trafilatura or Readability, a baseline); empty when not recorded (a
+        recogniser's own output, an error row).
     score_kind : str
         What :attr:`score` is: ``"probability"`` (the calibrated probability that the answer is right:
         the general recogniser) or ``"raw"`` (a score on the recogniser's own scale, e.g. the MS-RBFN's

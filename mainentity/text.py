@@ -28,6 +28,16 @@ SOFT_HYPHEN = "\u00ad"
 MAX_ELEMENTS = 100_000
 _START_TAG = re.compile(r"<[A-Za-z]")
 
+#: Characters of text (outside tags, comments, ``<script>`` and ``<style>``) a page may have for a stage
+#: to lay it out or read it: Chromium's rendering and the static reader
+#: (:func:`mainentity.render.settings.markup_problem`). The page of the bundled datasets with the most has
+#: about 495 000 (a Wikipedia article), the longest run between two tags 29 000. A renderer laid out a
+#: 5.4 MB paragraph in 1 042 MB (:data:`mainentity.render.memory.MAX_RENDERER_MB`) and the static reader
+#: with the features took 3.9 GB for a 50 MB word (``benchmarks/page_memory.py``): at this limit either
+#: stays well under 1 GB, and a larger page is refused before it is parsed.
+MAX_TEXT_CHARS = 2_000_000
+_RAW_TEXT_END = {"script": re.compile(r"</script", re.I), "style": re.compile(r"</style", re.I)}
+
 #: Longest text, in characters, that :func:`short_text_cache` keeps.
 CACHED_TEXT_CHARS = 512
 
@@ -70,6 +80,38 @@ def has_more_elements(html: str, max_elements: int = MAX_ELEMENTS) -> bool:
     if html.count("<") <= max_elements:
         return False
     return any(n_tags > max_elements for n_tags, _ in enumerate(_START_TAG.finditer(html), start=1))
+
+
+def has_more_text(html: str, max_chars: int = MAX_TEXT_CHARS) -> bool:
+    """Whether markup has more than ``max_chars`` characters of text: those outside tags, comments and
+    the content of ``<script>`` and ``<style>`` (which nothing lays out). Linear in the markup's length;
+    markup no longer than ``max_chars`` is not scanned.
+
+    >>> has_more_text("<p>abc</p><script>var x = 1;</script>", 3), has_more_text("<p>abcd</p>", 3)
+    (False, True)
+    """
+    if len(html) <= max_chars:
+        return False
+    n_text, position, end = 0, 0, len(html)
+    while position < end and n_text <= max_chars:
+        tag = html.find("<", position)
+        if tag < 0:
+            return n_text + end - position > max_chars
+        n_text += tag - position
+        if html.startswith("<!--", tag):
+            close = html.find("-->", tag + 4)
+            position = close + 3 if close >= 0 else end
+            continue
+        close = html.find(">", tag + 1)
+        if close < 0:
+            break
+        name = html[tag + 1:tag + 7].lower()
+        raw_end = next((pattern for key, pattern in _RAW_TEXT_END.items() if name.startswith(key)), None)
+        position = close + 1
+        if raw_end is not None:
+            found = raw_end.search(html, position)
+            position = found.start() if found else end  # its end tag is read as a tag next
+    return n_text > max_chars
 
 
 def counted(n: int, noun: str, plural: str = "") -> str:

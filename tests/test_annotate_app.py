@@ -241,13 +241,33 @@ def test_malformed_json_of_any_shape_is_a_400(dump):
 
 
 def test_a_broken_lock_file_is_a_clear_error_and_leftovers_go_at_the_next_start(dump):
-    (dump / ".manifest.jsonl.lock").symlink_to(".manifest.jsonl.lock")  # a symbolic link loop
+    lock = dump / ".manifest.jsonl.lock"
+    lock.symlink_to(".manifest.jsonl.lock")  # a symbolic link loop
+    with pytest.raises(ValueError, match="the lock file is a symbolic link; remove it .*: annotate cannot save labels"):
+        AnnotationSession(dump)  # a session that could save nothing does not start
+    lock.unlink()
     with running_app(AnnotationSession(dump)) as url:
+        lock.unlink(missing_ok=True)
+        lock.symlink_to(".manifest.jsonl.lock")  # made a link while the app runs
         status, body = label(url, "p/0.html", ["Item 0"])
         assert status == 500 and "the lock file is a symbolic link; remove it" in body["error"]
         assert ".manifest.jsonl.lock" in body["error"]
-    (dump / ".manifest.jsonl.lock").unlink()
+    lock.unlink()
     (dump / ".manifest.jsonl.kill3d.tmp").write_text("half a manifest")  # what a SIGKILL mid-write leaves
     with running_app(AnnotationSession(dump)) as url:
         assert not (dump / ".manifest.jsonl.kill3d.tmp").exists()
         assert label(url, "p/0.html", ["Item 0"])[0] == 200
+
+
+def test_annotate_refuses_to_start_on_a_symbolic_link_as_its_lock_file(dump, tmp_path):
+    (tmp_path / "elsewhere").write_text("")
+    (dump / ".manifest.jsonl.lock").symlink_to(tmp_path / "elsewhere")
+    try:  # in a process of its own: an annotate that starts serves until it is stopped
+        done = subprocess.run([sys.executable, "-m", "mainentity", "annotate", str(dump), "--port", "0"],
+                              capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    except subprocess.TimeoutExpired as expired:
+        pytest.fail(f"annotate started and served: {expired.stdout}")
+    assert done.returncode == 2 and "annotating" not in done.stdout
+    [line] = done.stderr.strip().split("\n")
+    assert "the lock file is a symbolic link; remove it" in line and "annotate cannot save labels" in line

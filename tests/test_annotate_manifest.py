@@ -121,6 +121,10 @@ def test_bad_labels_are_refused():
         clean_labels([str(i) for i in range(21)])
     with pytest.raises(ValueError, match="at most 2000 characters"):
         clean_labels(["x" * 2001])
+    for control in ("\x00", "\x07", "\x1b", "\x9f"):  # no page text holds one (a NUL is dropped from pages)
+        with pytest.raises(ValueError, match=rf"control character \(U\+{ord(control):04X}\)"):
+            clean_labels([f"Ash{control}grove"])
+    assert clean_labels(["Ash\tgrove\x85Kettle"]) == ("Ash grove Kettle",)  # white space is collapsed
 
 
 def test_a_held_lock_times_out_with_a_clear_error(tmp_path):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -59,11 +60,24 @@ def test_page_from_html_names_the_site_by_host_and_a_page_without_url_by_its_dig
         (b"\x00\x01\x02\x03" * 50, "https://s.example/b", PageReadError, "https://s.example/b: not text"),
         (42, "https://s.example/c", TypeError, "https://s.example/c: html must be str or bytes; got int"),
         ("<h1>A</h1>", b"https://s.example/", TypeError, "url must be a string or None"),
+        ("<h1>A</h1>", "http://[::1", PageReadError, "'http://[::1' is not a valid URL: Invalid IPv6 URL"),
     ],
 )
 def test_page_from_html_refuses_bad_markup_naming_the_page(html, url, error, message):
-    with pytest.raises(error, match=message.replace("?", r"\?")):
+    with pytest.raises(error, match=re.escape(message)):
         page_from_html(html, url)
+
+
+@pytest.mark.parametrize("kind", ["bytes", "ascii str", "str over the limit in UTF-8 only"])
+def test_page_from_html_refuses_markup_over_the_limit_of_a_page_file(kind):  # what extract and stdin read through
+    from mainentity.sitedump import MAX_PAGE_BYTES
+
+    html = {"bytes": lambda: b"<p>" + b"w" * MAX_PAGE_BYTES,
+            "ascii str": lambda: "<p>" + "w" * MAX_PAGE_BYTES,
+            "str over the limit in UTF-8 only": lambda: "<p>" + "\u00e9" * (MAX_PAGE_BYTES // 2)}[kind]()
+    with pytest.raises(PageReadError, match=f"https://s.example/a: over the limit of {MAX_PAGE_BYTES} bytes"):
+        page_from_html(html, "https://s.example/a")
+    assert page_from_html(html[:MAX_PAGE_BYTES // 2], "https://s.example/a").url == "https://s.example/a"
 
 
 def test_public_names_are_listed_importable_and_typed():
@@ -123,6 +137,7 @@ def test_predict_answers_in_input_order_across_sites_and_cuts_candidates(tmp_pat
     assert [p.main_entity for p in predictions] == [f"Title {i}" for i in range(6)]
     assert [p.url for p in predictions] == [page.url for page in pages]
     assert all(p.candidates == () for p in predictions)
+    assert {p.answered_by for p in predictions} == {"html"}  # read from its markup by the recogniser itself
     assert not model.browser_running and model._renderer is None  # no page needed rendering
 
 

@@ -99,7 +99,7 @@ def test_bootstrap_means_in_chunks(monkeypatch):
     assert np.all((means >= 0) & (means <= 4))
     np.testing.assert_array_equal(means, bootstrap_means(values, n_resamples=7, random_state=0))
     # each mean is the mean of 5 integers drawn from 0..4
-    np.testing.assert_allclose(means * 5, np.round(means * 5))
+    np.testing.assert_allclose(means * 5, np.round(means * 5), atol=1e-9)  # a sum of 0 is possible
 
 
 def _per_page(n_pages: int = 40, seed: int = 0):

@@ -558,3 +558,37 @@ def test_ctrl_c_while_rendering_stops_at_once_in_one_line_and_keeps_the_rows(tmp
     assert f"ERROR mainentity: interrupted: {len(rows)} rows written to {out}; rerun the same command to resume" \
         in stderr
     assert "Future exception" not in stderr and "Traceback" not in stderr and "Task was destroyed" not in stderr, stderr
+
+
+class _EndlessZeros(io.RawIOBase):
+    """A pipe that never ends (``/dev/zero``): counts what it served, and fails a reader that asks for all of it."""
+
+    def __init__(self):
+        self.n_served = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        buffer[:] = bytes(len(buffer))
+        self.n_served += len(buffer)
+        return len(buffer)
+
+    def readall(self) -> bytes:
+        raise AssertionError("read an endless standard input whole")
+
+
+def test_standard_input_is_read_in_pieces_and_refused_past_the_limit_of_a_page_file(monkeypatch, no_slow_work,
+                                                                                   caplog):
+    from mainentity.sitedump import MAX_PAGE_BYTES
+
+    zeros = _EndlessZeros()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(zeros)))
+    assert cli.main(["predict", "-", "--base-url", "https://z.example/"]) == 2
+    assert f"standard input (-) is over the limit of {MAX_PAGE_BYTES} bytes" in caplog.text
+    assert zeros.n_served <= MAX_PAGE_BYTES + 2 * 2**20  # one piece past the limit at most, never the rest
+    assert "loading the model" not in caplog.text
+    page = b"<h1>Kettle</h1>" + b" " * MAX_PAGE_BYTES  # a finite page just over the limit, as a file would be
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(page)))
+    with pytest.raises(ValueError, match=f"over the limit of {MAX_PAGE_BYTES} bytes"):
+        load_inputs(["-"])

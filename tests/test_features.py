@@ -37,7 +37,7 @@ def test_intitle_is_the_papers_worked_example():
 def test_intitle_intersects_term_multisets_and_stays_in_unit_interval():
     # "the" occurs twice in the title, so a block may match it twice; "fox" and "lazy" only once.
     values = intitle_feature(["fox fox fox", TITLE, "THE LAZY, lazy dog! the the", "cat", ""], TITLE)
-    np.testing.assert_allclose(values, [3 / 35, 1.0, (2 * 3 + 4 + 3) / 35, 0.0, 0.0])
+    np.testing.assert_allclose(values, [3 / 35, 1.0, (2 * 3 + 4 + 3) / 35, 0.0, 0.0], atol=1e-12)
 
 
 def test_intitle_is_zero_without_title_terms():
@@ -60,8 +60,8 @@ def test_textblock_features_columns_follow_the_names():
     blocks = [block("The quick brown fox", 36.0, True), block("jumps", 60.0), block("cat", 0.0)]
     theta = textblock_features(blocks, TITLE)
     assert theta.shape == (3, 3)
-    np.testing.assert_allclose(theta[:, 0], [16 / 35, 5 / 35, 0.0])
-    np.testing.assert_allclose(theta[:, 1], [0.75, 1.0, 0.0])  # 36/48; 60/48 clipped to 1
+    np.testing.assert_allclose(theta[:, 0], [16 / 35, 5 / 35, 0.0], atol=1e-12)
+    np.testing.assert_allclose(theta[:, 1], [0.75, 1.0, 0.0], atol=1e-12)  # 36/48; 60/48 clipped to 1
     np.testing.assert_array_equal(theta[:, 2], [1.0, 0.0, 0.0])
     np.testing.assert_allclose(textblock_features(blocks, TITLE, ["fbold", "fsize"], 72.0)[0], [1.0, 0.5])
 
@@ -97,13 +97,13 @@ def test_dice_worked_values():
         ["IKEA STOCKHOLM", "Marioneta enanito 35 cm", "put put"],
     )
     expected = [[2 * 2 / (3 + 2), 0, 0], [0, 0, 2 * 1 / (4 + 1)], [0, 2 * 3 / (4 + 4), 0]]
-    np.testing.assert_allclose(dice, expected)
+    np.testing.assert_allclose(dice, expected, atol=1e-12)  # Dice in [0, 1]
 
 
 def test_dice_is_symmetric_one_on_same_terms_and_zero_without_terms():
     texts = ["Holy Bible, KJV", "kjv holy bible", "", "Bible"]
     dice = dice_matrix(texts, texts)
-    np.testing.assert_allclose(dice, dice.T)
+    np.testing.assert_allclose(dice, dice.T, atol=1e-12)
     assert dice[0, 1] == 1.0 and dice[2, 2] == 0.0 and dice[0, 3] == 0.5
     assert ((dice >= 0) & (dice <= 1)).all()
 
@@ -114,7 +114,7 @@ def test_anchortext_features_give_one_row_per_anchor():
     )
     assert len(gammas) == 2 and all(gamma.shape == (2, 1) for gamma in gammas)
     np.testing.assert_allclose(gammas[0][:, 0], [0.8, 2 * 2 / (4 + 2)])
-    np.testing.assert_allclose(gammas[1][:, 0], [0.0, 2 * 1 / (4 + 2)])
+    np.testing.assert_allclose(gammas[1][:, 0], [0.0, 2 * 1 / (4 + 2)], atol=1e-12)
 
 
 def test_a_page_without_anchors_has_the_zero_set():

@@ -364,3 +364,29 @@ def test_a_renderer_past_the_memory_cap_is_one_row_and_its_neighbours_are_answer
 
 if sys.platform == "win32":  # FIFOs, sockets and devices are POSIX
     pytestmark = pytest.mark.skip("POSIX file types")
+
+
+def test_a_symbolic_link_named_as_a_page_obeys_the_rule_of_a_link_found_in_its_folder(tmp_path):
+    from mainentity.cli import _check_paths
+    from mainentity.loading import load_inputs
+
+    folder = tmp_path / "dir"
+    folder.mkdir()
+    (tmp_path / "outside.html").write_text("<h1>Outside Secret</h1>")
+    (folder / "in.html").write_text("<h1>Inside Page</h1>")
+    links = {"etc.html": "/etc/hostname", "up.html": "../outside.html", "loop.html": "loop.html", "ok.html": "in.html"}
+    for name, target in links.items():
+        os.symlink(target, folder / name)
+    named = [str(folder / name) for name in links]
+    _check_paths(named, "input")  # a loop exists: it is not "missing"
+    loaded = load_inputs(named)
+    assert {failure.path: failure.reason for failure in loaded.failures} == {
+        "etc.html": "symbolic link to a file outside its folder: not read",
+        "up.html": "symbolic link to a file outside its folder: not read",
+        "loop.html": "symbolic link loop: not read"}
+    assert {failure.site_id for failure in loaded.failures} == {"dir"}
+    [page] = loaded.pages  # the link inside its folder is read, as in a run over the folder
+    assert "Inside Page" in page.html and "Secret" not in page.html
+    over_folder = load_inputs([str(folder)])
+    assert sorted(failure.reason for failure in over_folder.failures) == sorted(
+        failure.reason.replace("its folder", "the site dump") for failure in loaded.failures)

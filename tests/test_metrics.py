@@ -183,7 +183,7 @@ def test_f1_from_matches_paper_table_2():
     assert f1_from(0.0, 0.0) == 0.0
     assert math.isnan(f1_from(float("nan"), 0.5))
     np.testing.assert_allclose(f1_from(np.array([1.0, 0.5, 0.0]), np.array([1.0, 1.0, 0.0])),
-                               [1.0, 2 / 3, 0.0])
+                               [1.0, 2 / 3, 0.0], atol=1e-12)
 
 
 def test_expected_calibration_error():

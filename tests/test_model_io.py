@@ -261,7 +261,10 @@ def test_a_model_file_saved_before_the_model_modules_were_renamed_loads_and_pred
                                [-0.9998310010550256, -0.9998309916117455, 0.9998343553326615, 0.9998276373341334],
                                rtol=1e-9)
     fresh = MSRBFN(m1=2, m2=2, pi=1, random_state=0).fit(RENAME_X, [False, False, True, True], RENAME_GAMMAS)
-    np.testing.assert_allclose(state["msrbfn"].weights_, fresh.weights_)
+    # pinv's output: weights of order 1 agree to 1e-12; those that are 0 in exact arithmetic come out as float
+    # noise of order 1e-13 times the largest weight, whose sign and size depend on the BLAS and the CPU
+    np.testing.assert_allclose(state["msrbfn"].weights_, fresh.weights_,
+                               atol=1e-9 * np.abs(fresh.weights_).max())
 
 
 def test_a_renamed_module_lends_no_trust_to_what_it_imports(tmp_path):

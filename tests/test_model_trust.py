@@ -16,7 +16,7 @@ import yaml
 
 from mainentity import cli
 from mainentity.config import ConfigError, config_from_dict
-from mainentity.model_io import FORMAT_VERSION, ModelFormatError, load_model_file
+from mainentity.model_io import FORMAT_VERSION, ModelFormatError, UntrustedModelError, load_model_file
 from mainentity.model_store import PRETRAINED_DIR, load_trained_model
 from mainentity.pipeline import render_settings
 from mainentity.recognizers import peers
@@ -132,6 +132,20 @@ def test_a_crafted_model_schema_is_one_line_and_exit_2(tmp_path, caplog, edit):
     status, errors = _predict_exit(directory, tmp_path, caplog)
     assert status == 2 and len(errors) == 1 and "\n" not in errors[0]
     assert "model.skops" in errors[0] and "it was not loaded" in errors[0]
+
+
+@pytest.mark.parametrize("edit", [_drop_key_types, _no_protocol], ids=["no key_types", "protocol None"])
+def test_a_crafted_schema_naming_an_untrusted_type_is_refused_by_naming_it(tmp_path, edit):
+    directory = _model_dir(tmp_path)
+
+    def craft(schema: dict) -> None:
+        schema["content"]["evil"] = {"__class__": "system", "__module__": "posix", "__loader__": "TypeNode",
+                                     "__id__": 1}
+        edit(schema)
+
+    _rewrite_schema(directory / "model.skops", craft)
+    with pytest.raises(UntrustedModelError, match=r"not trusted: posix\.system; it was not loaded"):
+        load_model_file(directory / "model.skops")
 
 
 def test_a_node_program_inside_a_model_file_is_never_run(tmp_path, monkeypatch):

@@ -81,3 +81,47 @@ def test_a_broken_line_inside_a_jsonl_output_is_named_by_its_line(tmp_path):
     out.write_text('{"site_id": "s", "path": "a"}\n{"site_id": "s", broken\n{"site_id": "s", "path": "c"}\n')
     with pytest.raises(ValueError, match="line 2: "):
         PredictionWriter(out)
+
+
+#: Characters that str.splitlines (and old JavaScript JSON readers) take for line breaks, though JSON does not.
+LINE_BREAKS_BUT_NOT_JSON = ("\u2028", "\u2029", "\x85")
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".csv"])
+def test_rows_whose_names_and_urls_hold_unicode_line_breaks_are_one_line_each_and_resume(tmp_path, suffix):
+    path = tmp_path / f"out{suffix}"
+    predictions = [Prediction("s" + char, f"a{char}b.html", f"https://x.example/{char}", f"Name{char}Two", 0.5)
+                   for char in LINE_BREAKS_BUT_NOT_JSON]
+    with PredictionWriter(path) as writer:
+        for prediction in predictions:
+            writer.write(prediction)
+    text = path.read_text(encoding="utf-8")
+    if suffix == ".jsonl":
+        assert not any(char in text for char in LINE_BREAKS_BUT_NOT_JSON)  # escaped: any JSON reader sees 3 lines
+        rows = [json.loads(line) for line in text.splitlines()]
+    else:
+        with path.open(encoding="utf-8", newline="") as file:
+            rows = list(csv.DictReader(file))
+    assert [(row["site_id"], row["path"], row["url"], row["main_entity"]) for row in rows] == [
+        (p.site_id, p.path, p.url, p.main_entity) for p in predictions]
+    with PredictionWriter(path) as writer:  # the resume reads them back, one row each
+        assert writer.done == {(p.site_id, p.path) for p in predictions}
+
+
+def test_a_predict_run_over_pages_named_with_unicode_line_breaks_resumes(tmp_path, capsys):
+    from mainentity.cli import main
+
+    site = tmp_path / "site"
+    site.mkdir()
+    for number, char in enumerate(LINE_BREAKS_BUT_NOT_JSON):
+        (site / f"page{char}{number}.html").write_text(
+            f"<html><head><title>Kettle {number}</title></head><body><h1>Kettle {number}</h1>"
+            "<p>Boils water fast.</p></body></html>", encoding="utf-8")
+    out = tmp_path / "rows.jsonl"
+    assert main(["predict", str(site), "-o", str(out), "--base-url", "https://x.example/"]) == 0
+    first = out.read_text(encoding="utf-8")
+    assert len(first.splitlines()) == 3
+    assert main(["predict", str(site), "-o", str(out), "--base-url", "https://x.example/"]) == 0
+    assert out.read_text(encoding="utf-8") == first  # resumed: nothing refused, nothing written twice
+    assert sorted(json.loads(line)["path"] for line in first.splitlines()) == sorted(
+        f"page{char}{number}.html" for number, char in enumerate(LINE_BREAKS_BUT_NOT_JSON))

@@ -110,9 +110,9 @@ def test_windows_1252_is_the_last_resort(monkeypatch):
     assert decode_html(b"<p>\x81\x93x\x94</p>") == "<p>\x81\u201cx\u201d</p>"
 
 
-def test_a_few_nul_bytes_become_replacement_characters():
+def test_a_few_nul_bytes_are_dropped_as_a_browser_drops_them_from_text():
     data = b"<html><body><p>" + b"a" * 400 + b"\x00b</p></body></html>"
-    assert "\ufffdb</p>" in decode_html(data)
+    assert "ab</p>" in decode_html(data) and "\ufffd" not in decode_html(data)
 
 
 @pytest.mark.parametrize("data", [b"", b"  \n\t ", b"\xef\xbb\xbf", b"\xef\xbb\xbf \r\n"])
@@ -137,7 +137,7 @@ def test_binary_junk_is_an_error(data):
 
 def test_a_short_page_with_nul_bytes_in_its_heading_is_text():
     data = b"<html><h1>Great \x00\x00Expectations</h1></html>\n"  # 2 NULs in 45 bytes: 4.4%
-    assert decode_html(data) == "<html><h1>Great \ufffd\ufffdExpectations</h1></html>\n"
+    assert decode_html(data) == "<html><h1>Great Expectations</h1></html>\n"
     assert not looks_binary(data)
 
 
@@ -541,3 +541,11 @@ def test_subresource_sources_find_the_dump_of_a_page(tmp_path):
     assert sources.for_page(Page("never-read", "p/a.html", "https://x.example/a", "")) is None
     # Nothing is recorded behind the caller's back: reading a dump registers nothing.
     assert SubresourceSources().for_page(Page("dump-files-for-test", "p/a.html", "https://x.example/a", "")) is None
+
+
+def test_a_nul_in_a_page_given_as_a_string_is_dropped_too():
+    from mainentity.sitedump import page_from_html
+
+    assert page_from_html("<h1>Great \x00Expectations</h1>").html == "<h1>Great Expectations</h1>"
+    with pytest.raises(PageReadError, match="empty page"):
+        page_from_html(" \x00 ")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 from dataclasses import replace
 
 import pytest
@@ -362,3 +363,20 @@ def test_agrees_with_chromium_on_shared_pages(shared_datasets, render_cache_dir,
           f"level {n_level / n_matched:.4f}")
     assert n_matched >= floor * n_visible and n_matched >= floor * n_static_visible
     assert min(n_size, n_bold, n_level) >= floor * n_matched
+
+
+@pytest.mark.parametrize(("html", "problem"), [
+    ("<h1>T</h1>" + "<span>w </span>" * 100_000, "over 100000 elements (start tags)"),
+    ("<h1>T</h1><p>" + "w" * 2_000_000 + "</p>", "over 2000000 characters of text"),
+], ids=["100 001 elements", "2 000 001 characters"])
+def test_the_static_reader_refuses_a_page_over_the_renderers_limits_before_parsing_it(html, problem):
+    from mainentity.render.settings import markup_problem
+
+    page = Page("s", "big.htm", "http://s.test/big", html)
+    assert problem in markup_problem(html)  # the renderer's own check
+    with pytest.raises(ValueError, match=re.escape(f"s/big.htm: {problem}: not read, to bound memory")):
+        read_static(page)
+    [(_, rendered, error)] = read_static_pages([page])
+    assert rendered is None and problem in error
+    under = Page("s", "big.htm", "http://s.test/big", html[:len(html) // 2])  # under both: read
+    assert read_static(under).blocks[0].text == "T"

@@ -4,6 +4,7 @@ the file and offset and the rest is still read; predict, evaluate and clean take
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import json
 import shutil
 import sys
@@ -228,3 +229,96 @@ def test_the_failure_row_of_a_warc_record_carries_its_url(tmp_path):
     [row] = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert (row["site_id"], row["url"]) == ("shop.example", "https://shop.example/zstd")
     assert "content coding 'zstd' cannot be decoded" in row["error"]
+
+
+def _damaged_warc(path, damage: str):
+    """Five pages of one host (a request and a response record each) in ``path``, damaged as ``damage``
+    says; returns the page URLs in file order."""
+    import gzip
+    import re
+    import zlib
+
+    from warcio.warcwriter import WARCWriter
+
+    urls = [f"https://shop.example/p{number}" for number in range(5)]
+    raw = path.with_suffix(".plain")
+    with raw.open("wb") as stream:
+        writer = WARCWriter(stream, gzip=False)
+        for number, url in enumerate(urls):
+            body = f"<html><head><title>Kettle {number}</title></head><body><h1>Kettle {number}</h1></body></html>"
+            make_sample_warc.write_response(writer, url, "200 OK", "text/html; charset=utf-8", body.encode(),
+                                            1 + 2 * (number if damage != "same id, another url" else min(number, 2)))
+    data = raw.read_bytes()
+    starts = [found.start() for found in re.finditer(rb"WARC/1\.[01]\r\n", data)] + [len(data)]
+    records = [data[start:end] for start, end in itertools.pairwise(starts)]  # request, response, request, ...
+
+    def lengthen(record: bytes, by: int) -> bytes:
+        length = re.search(rb"Content-Length: (\d+)\r\n", record)
+        return record[:length.start(1)] + str(int(length.group(1)) + by).encode() + record[length.end(1):]
+
+    whole_page = len(records[4]) + len(records[5])  # the next page's request and response
+    by = {"too long by 50": 50, "too long by a whole page": whole_page, "too long by two pages and some": 2000,
+          "past the end of the file": 10**6, "too short by 30": -30}.get(damage)
+    if by is not None:
+        records[3] = lengthen(records[3], by)  # the second page's response
+    elif damage == "last page too short by 30":
+        records[-1] = lengthen(records[-1], -30)
+    elif damage == "request too long":
+        records[2] = lengthen(records[2], 200)  # the second page's request swallows its response's start
+    if path.name.endswith(".gz"):
+        path.write_bytes(b"".join(gzip.compress(record) for record in records))
+        assert all(zlib.decompressobj(wbits=31).decompress(gzip.compress(r)) == r for r in records)
+    else:
+        path.write_bytes(b"".join(records))
+    return urls
+
+
+WARC_DAMAGE = ("too long by 50", "too long by a whole page", "too long by two pages and some",
+               "past the end of the file", "too short by 30", "last page too short by 30", "request too long",
+               "same id, another url")
+
+
+@pytest.mark.parametrize("name", ["damaged.warc.gz", "damaged.warc"])
+@pytest.mark.parametrize("damage", WARC_DAMAGE)
+def test_every_page_record_of_a_damaged_warc_gets_exactly_one_row(tmp_path, name, damage):
+    urls = _damaged_warc(tmp_path / name, damage)
+    loaded = load_pages([str(tmp_path / name)])
+    rows = [page.url for page in loaded.pages] + [failure.url for failure in loaded.failures if failure.url]
+    assert sorted(rows) == urls  # every page record: one row, none lost, none twice
+    assert len({(page.site_id, page.path) for page in loaded.pages}) == len(loaded.pages)
+    answered = {page.url: page for page in loaded.pages}
+    failed = {failure.url: failure for failure in loaded.failures if failure.url}
+    if damage.startswith(("too long", "past the end")):
+        assert sorted(failed) == [urls[1]]  # the damaged record's row says why
+        assert "Content-Length" in failed[urls[1]].reason and "runs over the next record" in failed[urls[1]].reason
+        assert "reading resumed at byte" in failed[urls[1]].reason
+        assert all(f"Kettle {number}" in answered[urls[number]].html and "WARC" not in answered[urls[number]].html
+                   for number in (0, 2, 3, 4))
+    if "too short" in damage:
+        damaged = urls[-1] if damage.startswith("last") else urls[1]
+        assert sorted(failed) == [damaged]  # one row, the page's: not an answer from its cut payload
+        assert "Content-Length" in failed[damaged].reason and "ends before the record does" in failed[damaged].reason
+    if damage == "same id, another url":
+        assert answered[urls[3]].path == answered[urls[2]].path + "#2"
+        assert answered[urls[4]].path == answered[urls[2]].path + "#3"
+    unread = [failure for failure in loaded.failures if not failure.url]  # damage outside page records
+    assert len(unread) == (damage == "request too long")  # its request's damage, the page itself answered
+
+
+def test_a_predict_run_over_a_warc_whose_record_runs_over_the_next_writes_a_row_per_page(tmp_path):
+    urls = _damaged_warc(tmp_path / "damaged.warc.gz", "too long by two pages and some")
+    out = tmp_path / "rows.jsonl"
+    assert main(["predict", str(tmp_path / "damaged.warc.gz"), "-o", str(out)]) == 0
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert sorted(row["url"] for row in rows) == urls
+    [failed] = [row for row in rows if row.get("error")]
+    assert failed["url"] == urls[1] and "runs over the next record" in failed["error"]
+
+
+def test_labels_beside_a_warc_may_hold_unicode_line_breaks(tmp_path):
+    urls = _damaged_warc(tmp_path / "crawl.warc", "none")
+    label = "Kettle\u2028one\x85two\u2029"  # raw in the file: JSON allows them, str.splitlines breaks there
+    (tmp_path / "manifest.jsonl").write_text(
+        json.dumps({"url": urls[0], "main_entity": [label]}, ensure_ascii=False) + "\n", encoding="utf-8")
+    [site] = read_warcs([tmp_path / "crawl.warc"]).sites
+    assert site.pages[0].main_entity == (label,)

@@ -46,7 +46,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from mainentity.annotate.manifest import LabelConflict, LockFileError
+from mainentity.annotate.manifest import LabelConflict, LockFileError, ManifestLabels
 from mainentity.annotate.session import ORDERS, AnnotationSession, PagePathError, find_site_dump, predict_answers
 from mainentity.text import counted
 
@@ -358,8 +358,8 @@ def run_annotate(
     Raises
     ------
     ValueError
-        If the host is not loopback and there is no token, the token is short, the dump cannot be read
-        or ``order`` is not possible.
+        If the host is not loopback and there is no token, the token is short, the dump cannot be read,
+        its lock file cannot be used (a symbolic link, not a regular file) or ``order`` is not possible.
     OSError
         If the address cannot be bound.
     FileNotFoundError
@@ -372,6 +372,10 @@ def run_annotate(
         raise ValueError(f"serving on {host} lets other machines reach the app and change the labels: give "
                          "--token with a secret of at least 16 characters")
     site_dir = find_site_dump(site_dump)
+    try:  # before the model runs over the dump: a session that cannot save labels does not start
+        ManifestLabels(site_dir).check_lock_file()
+    except LockFileError as error:
+        raise ValueError(f"{error}: annotate cannot save labels") from error
     sock = bind(host, port)
     with sock, tempfile.TemporaryDirectory(prefix="mainentity-annotate-") as work_dir:
         render, answers, model_name = None, None, ""

@@ -35,13 +35,14 @@ import json
 import logging
 import os
 import stat
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from mainentity._files import write_text_atomic
+from mainentity._files import json_line, write_text_atomic
 from mainentity.sitedump import (
     MANIFEST_NAME,
     MAX_MANIFEST_BYTES,
@@ -138,13 +139,18 @@ def clean_labels(labels: Iterable[str]) -> tuple[str, ...]:
     Raises
     ------
     ValueError
-        If an item is not a string, a label is longer than :data:`MAX_LABEL_CHARS` characters or there
-        are more than :data:`MAX_LABELS` of them.
+        If an item is not a string, a label is longer than :data:`MAX_LABEL_CHARS` characters or holds a
+        control character other than white space (a NUL: page text never has one), or there are more
+        than :data:`MAX_LABELS` labels.
 
     Examples
     --------
     >>> clean_labels(["  Ashgrove\\n Kettle ", "", "Ashgrove Kettle", "Kettle"])
     ('Ashgrove Kettle', 'Kettle')
+    >>> clean_labels(["Ash\\x00grove"])
+    Traceback (most recent call last):
+    ...
+    ValueError: a label may not hold a control character (U+0000); no page text has one
     """
     cleaned: dict[str, None] = {}
     for label in labels:
@@ -152,23 +158,15 @@ def clean_labels(labels: Iterable[str]) -> tuple[str, ...]:
             raise ValueError(f"a label must be a string; got {type(label).__name__}")
         if len(label) > MAX_LABEL_CHARS:
             raise ValueError(f"a label is at most {MAX_LABEL_CHARS} characters; got {len(label)}")
+        if control := next((char for char in label if unicodedata.category(char) == "Cc" and not char.isspace()),
+                           None):
+            raise ValueError(f"a label may not hold a control character (U+{ord(control):04X}); no page text has one")
         label = collapse_whitespace(label)
         if label:
             cleaned[label] = None
     if len(cleaned) > MAX_LABELS:
         raise ValueError(f"a page has at most {MAX_LABELS} labels; got {len(cleaned)}")
     return tuple(cleaned)
-
-
-def _json_line(entry: dict) -> str:
-    """One manifest line: UTF-8 JSON, with the characters that ``str.splitlines`` (which readers of the
-    manifest use) takes for line breaks escaped.
-
-    >>> _json_line({"path": "a.html", "main_entity": ["Café\u2028Menu"]})
-    '{"path": "a.html", "main_entity": ["Café\\\\u2028Menu"]}'
-    """
-    text = json.dumps(entry, ensure_ascii=False)
-    return text.replace("\x85", "\\u0085").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
 def _state_of(entry: dict) -> LabelState:
@@ -203,6 +201,27 @@ class ManifestLabels:
         self.manifest = self.site_dir / MANIFEST_NAME
         self.lock_timeout_s = lock_timeout_s
 
+    def check_lock_file(self) -> Path:
+        """The lock file's path, when it is a regular file or does not exist yet.
+
+        Raises
+        ------
+        LockFileError
+            If it is a symbolic link (the lock would be taken on its target, wherever that is), another
+            kind of file, or cannot be looked at.
+        """
+        path = self.site_dir / LOCK_NAME
+        try:
+            mode = os.lstat(path).st_mode
+        except FileNotFoundError:
+            return path
+        except OSError as error:
+            raise LockFileError(f"{path}: the lock file cannot be used ({error.strerror or error})") from error
+        if not stat.S_ISREG(mode):
+            kind = "a symbolic link" if stat.S_ISLNK(mode) else "not a regular file"
+            raise LockFileError(f"{path}: the lock file is {kind}; remove it (no annotate may be running)")
+        return path
+
     def _lock(self, timeout_s: float) -> FileLock:
         """The manifest's lock, acquired (release it).
 
@@ -213,16 +232,7 @@ class ManifestLabels:
         TimeoutError
             If it is not free within ``timeout_s`` seconds.
         """
-        path = self.site_dir / LOCK_NAME
-        try:
-            mode = os.lstat(path).st_mode
-        except FileNotFoundError:
-            mode = stat.S_IFREG
-        except OSError as error:
-            raise LockFileError(f"{path}: the lock file cannot be used ({error.strerror or error})") from error
-        if not stat.S_ISREG(mode):
-            kind = "a symbolic link" if stat.S_ISLNK(mode) else "not a regular file"
-            raise LockFileError(f"{path}: the lock file is {kind}; remove it (no annotate may be running)")
+        path = self.check_lock_file()
         lock = FileLock(path, timeout=timeout_s)
         try:
             lock.acquire()
@@ -270,7 +280,7 @@ class ManifestLabels:
             text = read_page_bytes(self.manifest, MAX_MANIFEST_BYTES).decode("utf-8")
         except FileNotFoundError:
             paths = [file.relative_to(self.site_dir).as_posix() for file in find_page_files(self.site_dir)]
-            return [_json_line({"path": path, "main_entity": []}) + "\n" for path in paths
+            return [json_line({"path": path, "main_entity": []}) + "\n" for path in paths
                     if escaped_name(path) == path]  # a name that is not UTF-8 is never a page
         except UnicodeDecodeError as error:
             raise PageReadError(f"{self.manifest}: not UTF-8 ({error}); a manifest is UTF-8 JSON lines") from error
@@ -371,7 +381,7 @@ class ManifestLabels:
                 entry["skipped"] = True
             else:
                 entry.pop("skipped", None)
-            text = _json_line(entry)
+            text = json_line(entry)
             if number is None:
                 if lines and not lines[-1].endswith(("\n", "\r")):
                     lines[-1] += "\n"

@@ -134,7 +134,7 @@ def predict_answers(model: str | Path | None, site_dir: str | Path, work_dir: st
     output = Path(work_dir) / "predictions.jsonl"
     predict(model, site_dir, output, render_policy="always")
     answers = {}
-    for line in output.read_text(encoding="utf-8").splitlines():
+    for line in output.read_text(encoding="utf-8").split("\n")[:-1]:  # JSON Lines: "\n" ends a row
         row = json.loads(line)
         box = None if row["x"] is None else (row["x"], row["y"], row["width"], row["height"])
         score = math.nan if row["score"] is None else float(row["score"])
@@ -178,7 +178,8 @@ class AnnotationSession:
     Raises
     ------
     ValueError
-        If the dump cannot be read or has no readable page.
+        If the dump cannot be read or has no readable page, or its lock file cannot be used (a symbolic
+        link, not a regular file: :meth:`ManifestLabels.check_lock_file`), so no label could be saved.
     """
 
     def __init__(
@@ -203,8 +204,8 @@ class AnnotationSession:
         self.labels = ManifestLabels(self.site_dir)
         try:
             self.labels.remove_temporary_files()
-        except LockFileError as error:  # every change will say so; the pages can still be seen
-            logger.warning("%s", error)
+        except LockFileError as error:  # no label could be saved: a session that cannot save does not start
+            raise ValueError(f"{error}: annotate cannot save labels") from error
         self.render = render or RenderConfig()
         self.settings = render_settings(self.render)
         self._renderer = None

@@ -41,7 +41,7 @@ MAX_RENDERER_MB_ENV = "MAINENTITY_MAX_RENDERER_MB"
 
 #: Default cap on the memory (RSS) of one Chromium renderer process, in MB: the renderers of the 93 pages of
 #: ``readability-realworld`` peak at 250 MB, a page of 99 000 elements at about 560 MB, and a 5.4 MB page of
-#: one paragraph at 1 042 MB (``tests/test_fuzz.py`` answers it).
+#: one paragraph at 1 042 MB (now refused before it is rendered: over :data:`mainentity.text.MAX_TEXT_CHARS`).
 MAX_RENDERER_MB = 2048
 
 #: Command-line switches Chromium starts its renderer processes, and the zygotes that fork them, with.

@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 from mainentity.records import Page, RenderedPage
 from mainentity.render.memory import default_max_renderer_mb
-from mainentity.text import MAX_ELEMENTS, has_more_elements
+from mainentity.text import MAX_ELEMENTS, MAX_TEXT_CHARS, has_more_elements, has_more_text
 
 #: Chromium features turned off. Chromium reads only the last ``--disable-features`` switch and Playwright
 #: passes its own before ours, so this repeats Playwright's list (1.65: ``HttpsUpgrades`` among them, which
@@ -232,11 +232,13 @@ def page_label(page: Page) -> str:
 
 
 def markup_problem(html: str, max_elements: int = MAX_ELEMENTS) -> str:
-    """Why a page's markup is not given to Chromium, or "" when it may be.
+    """Why a page's markup is not given to Chromium or the static reader, or "" when it may be.
 
-    A page with more than ``max_elements`` start tags (:func:`mainentity.text.has_more_elements`) is
-    refused: the memory a renderer needs grows with the elements laid out (about 5.4 KB each,
-    :data:`mainentity.text.MAX_ELEMENTS`).
+    A page with more than ``max_elements`` start tags (:func:`mainentity.text.has_more_elements`) or
+    more than :data:`mainentity.text.MAX_TEXT_CHARS` characters of text
+    (:func:`mainentity.text.has_more_text`) is refused: the memory a renderer needs grows with the
+    elements laid out (about 5.4 KB each, :data:`mainentity.text.MAX_ELEMENTS`) and the text shaped,
+    and the static reader's with both too.
 
     Parameters
     ----------
@@ -253,10 +255,14 @@ def markup_problem(html: str, max_elements: int = MAX_ELEMENTS) -> str:
     >>> markup_problem("<p>a</p><p>b</p>", max_elements=2)
     ''
     >>> markup_problem("<p>a</p>" * 3, max_elements=2)
-    "over 2 elements (start tags): not rendered, to bound the browser's memory"
+    'over 2 elements (start tags): not read, to bound memory'
+    >>> markup_problem("<p>" + "w" * 3_000_000 + "</p>")
+    'over 2000000 characters of text: not read, to bound memory'
     """
     if has_more_elements(html, max_elements):
-        return f"over {max_elements} elements (start tags): not rendered, to bound the browser's memory"
+        return f"over {max_elements} elements (start tags): not read, to bound memory"
+    if has_more_text(html):
+        return f"over {MAX_TEXT_CHARS} characters of text: not read, to bound memory"
     return ""
 
 

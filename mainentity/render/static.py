@@ -67,7 +67,7 @@ from tinycss2.color3 import parse_color
 from mainentity.records import Page, RenderedPage, TextBlock
 from mainentity.render.blocks_payload import META_KEYS
 from mainentity.render.scripts import unfinished_reason
-from mainentity.render.settings import load_url, page_label
+from mainentity.render.settings import load_url, markup_problem, page_label
 from mainentity.render.static_css import Cascade, is_quirks, length_px
 from mainentity.sitedump import SubresourceSource
 from mainentity.text import collapse_whitespace, title_text
@@ -467,7 +467,8 @@ def read_static(page: Page, subresources: SubresourceSource | None = None) -> Re
     Raises
     ------
     ValueError
-        If the page cannot be parsed or walked, holds a declarative shadow root (the renderer walks it,
+        If the page is over the renderer's element or text limit (:func:`markup_problem`: it is not
+        parsed), cannot be parsed or walked, holds a declarative shadow root (the renderer walks it,
         with the shadow tree's own styles and slots), is a skeleton its scripts fill
         (:func:`mainentity.render.scripts.unfinished_reason`), or sets its text in positioned lines
         (:data:`MIN_POSITIONED_LINES`); the message names the page.
@@ -485,6 +486,8 @@ def read_static(page: Page, subresources: SubresourceSource | None = None) -> Re
     >>> read_static(page).title, math.isnan(read_static(page).blocks[0].x)
     ('T', True)
     """
+    if problem := markup_problem(page.html):  # the renderer's bound on memory, before the parse
+        raise ValueError(f"{page_label(page)}: {problem}")
     try:
         tree = LexborHTMLParser(page.html)
         shadows = [_EMPTY_TEMPLATE.fullmatch(node.html or "") is None for node in tree.css(_SHADOW_TEMPLATE)]

@@ -25,7 +25,7 @@ _PRESCAN_BYTES = 4096
 #: is text whatever its other bytes are.
 _MAX_BINARY_FRACTION = 0.01
 #: Share of binary data bytes up to which a page is still text when its other bytes decode (a few stray
-#: NULs in a heading, which a browser shows as U+FFFD).
+#: NULs in a heading, which a browser drops).
 _MAX_CONTROL_FRACTION_OF_TEXT = 0.10
 #: Share of the other bytes that must be valid UTF-8 for that second threshold to apply.
 _MIN_DECODED_FRACTION = 0.95
@@ -146,7 +146,7 @@ def decode_html(data: bytes, path: str = "<bytes>", *, http_charset: str | None 
     (:func:`declared_charset`), strictly; (4) charset-normalizer's best guess (windows-1252 among
     equally good guesses); (5) the declared charset
     with replacement characters (what a browser shows), else windows-1252 (never fails). NUL characters
-    become U+FFFD, as the HTML tokenizer does.
+    are dropped, as a browser drops them from a page's text (:func:`check_decoded`).
 
     Parameters
     ----------
@@ -265,7 +265,9 @@ def _sniff(data: bytes) -> str | None:
 
 
 def check_decoded(html: str, path: str) -> str:
-    """The decoded page with NUL characters as U+FFFD (as the HTML tokenizer does).
+    """The decoded page without its NUL characters: the HTML tree builder ignores a NUL in a page's text
+    (HTML Living Standard, 13.2.6.4.7, "in body"), so a browser shows none, and no answer or block text
+    carries one or the U+FFFD the tokenizer makes of it elsewhere (a title, an attribute).
 
     Raises
     ------
@@ -273,11 +275,12 @@ def check_decoded(html: str, path: str) -> str:
         If the page is only white space (the message names ``path``).
 
     >>> check_decoded("<p>a\\x00b</p>", "a.html")
-    '<p>a\\ufffdb</p>'
+    '<p>ab</p>'
     """
+    html = html.replace("\x00", "")
     if not html.strip():
         raise PageReadError(f"{path}: empty page (only white space)")
-    return html.replace("\x00", "\ufffd")
+    return html
 
 
 def read_page_bytes(file: str | Path, max_bytes: int = MAX_PAGE_BYTES, *, prefix: bool = False) -> bytes:

@@ -195,8 +195,8 @@ def label_in_page(html: str, labels: Iterable[str]) -> bool:
     return any(label in text for label in wanted)
 
 
-def outside_reason(file: Path, root: Path) -> str:
-    """Why ``file`` may not be read as part of the dump at ``root``, or "" when it may.
+def outside_reason(file: Path, root: Path, within: str = "the site dump") -> str:
+    """Why ``file`` may not be read as part of the dump (or folder) at ``root``, or "" when it may.
 
     A file may be read when its real path (every symbolic link followed) lies inside ``root``;
     a link whose target is outside (or a link loop) must not be followed.
@@ -207,6 +207,8 @@ def outside_reason(file: Path, root: Path) -> str:
         A path inside the dump directory (possibly a symbolic link, or under a linked directory).
     root : Path
         The dump directory, already resolved.
+    within : str, default "the site dump"
+        What ``root`` is, in the reason.
 
     Returns
     -------
@@ -230,7 +232,7 @@ def outside_reason(file: Path, root: Path) -> str:
         return "symbolic link loop: not read"
     if target == root or root in target.parents:
         return ""
-    return "symbolic link to a file outside the site dump: not read"
+    return f"symbolic link to a file outside {within}: not read"
 
 
 def read_site_dump(
@@ -408,7 +410,9 @@ def page_from_html(html: str | bytes, url: str | None = None, *, site_id: str | 
     Raises
     ------
     PageReadError
-        A ``ValueError`` naming the page (its URL, else ``<html>``) when the markup is empty or binary.
+        A ``ValueError`` naming the page (its URL, else ``<html>``) when the markup is empty, binary, or
+        over :data:`MAX_PAGE_BYTES` (as bytes, or as a string once encoded in UTF-8: the limit of a page
+        file), or ``url`` is not a valid URL.
     TypeError
         If ``html`` is neither ``str`` nor ``bytes``, or ``url`` is not a string.
 
@@ -428,6 +432,13 @@ def page_from_html(html: str | bytes, url: str | None = None, *, site_id: str | 
     if url is not None and not isinstance(url, str):
         raise TypeError(f"url must be a string or None; got {type(url).__name__}")
     name = url or "<html>"
+    if url:
+        try:
+            urlsplit(url).port  # noqa: B018 - parses the host and port, raising on a malformed one
+        except ValueError as error:
+            raise PageReadError(f"{url!r} is not a valid URL: {error}") from None
+    if isinstance(html, (bytes, str)) and _encoded_size_over(html, MAX_PAGE_BYTES):
+        raise PageReadError(f"{name}: over the limit of {MAX_PAGE_BYTES} bytes (the limit of a page file): not read")
     if isinstance(html, bytes):
         html = decode_html(html, name)
     elif isinstance(html, str):
@@ -441,6 +452,19 @@ def page_from_html(html: str | bytes, url: str | None = None, *, site_id: str | 
     if site_id is None:
         site_id = urlsplit(url).netloc.lower() or f"html-{digest}"
     return Page(site_id=site_id, path=url_path(url) if url else f"{digest}.html", url=url, html=html)
+
+
+def _encoded_size_over(html: str | bytes, max_bytes: int) -> bool:
+    """Whether markup is over ``max_bytes`` as bytes, or as a string once encoded in UTF-8 (counted without
+    encoding it: 1 to 4 bytes a character).
+
+    >>> _encoded_size_over("é" * 3, 5), _encoded_size_over("é" * 2, 5), _encoded_size_over(b"abc", 2)
+    (True, False, True)
+    """
+    if isinstance(html, bytes) or len(html) > max_bytes or 4 * len(html) <= max_bytes:
+        return len(html) > max_bytes
+    pieces = (html[start:start + (1 << 20)] for start in range(0, len(html), 1 << 20))  # 1 M characters at a time
+    return sum(len(piece.encode("utf-8", "surrogatepass")) for piece in pieces) > max_bytes
 
 
 def url_path(url: str) -> str:

@@ -13,8 +13,8 @@ A crawl (Common Crawl, Heritrix, ``wget --warc-file``, browsertrix) mixes many h
   coding, ``gzip``/``deflate``/``br`` content coding), then its bytes with the HTTP header's charset
   first, as a browser does (:func:`mainentity.sitedump.decode_html` with ``http_charset``).
 
-Of page records with the same ``WARC-Record-ID`` or URL in the inputs, the first is kept
-(:func:`read_warcs`).
+Of page records with the same URL in the inputs, the first is kept; a record reusing the
+``WARC-Record-ID`` of a page of another URL is read as a page of its own (:func:`read_warcs`).
 
 Status-200 responses that are stylesheets, fonts or images (:func:`subresource_type`) are not pages
 but are served to the pages of the same input when the renderer requests their URL
@@ -34,7 +34,13 @@ or corrupt file becomes a failure whose ``site_id`` is the file and whose ``path
 ``@<byte offset>``; reading goes on at the next record start found after the damage (the next gzip
 member of a ``.warc.gz``, the next ``WARC/1.`` line of a ``.warc``), then with the next file. A record
 whose content cannot be taken (a malformed ``WARC-Target-URI``, say) is a failure of the same kind at
-its own offset, and the next record is read as usual. A page payload over
+its own offset, and the next record is read as usual. A record whose ``Content-Length`` runs over
+the next record's header (a wrong length: its payload holds the end of a record and a ``WARC/1.x``
+header) is damaged: a page record gets a failure of its host that says so, another record a failure
+at its offset, and reading resumes at the next record start after its own, so no sound record
+behind it is lost. A page record whose ``Content-Length`` ends inside its own payload (the bytes at
+its declared end are not the CRLF CRLF that ends a record) gets such a failure too, not an answer
+from its cut payload. A page payload over
 :data:`mainentity.sitedump.MAX_PAGE_BYTES`, recorded or once decoded, is a failure of its host: it is
 never read or decompressed past that limit (a decompression bomb costs no more memory than a large page).
 

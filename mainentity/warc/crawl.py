@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import json
 import logging
 from collections.abc import Iterable, Mapping
@@ -106,9 +108,11 @@ def read_warcs(
 
     Notes
     -----
-    Of page records with the same ``WARC-Record-ID`` (the same file given twice, a ``.warc`` beside
-    its ``.warc.gz``) or the same URL (:func:`url_key`; an overlapping re-crawl), the first in the
-    order of ``paths`` is kept; the others are counted (``WarcCounts.n_duplicates``) and logged.
+    Of page records with the same URL (:func:`url_key`: the same file given twice, a ``.warc`` beside
+    its ``.warc.gz``, an overlapping re-crawl), the first in the order of ``paths`` is kept; the others
+    are counted (``WarcCounts.n_duplicates``) and logged. A record whose ``WARC-Record-ID`` an earlier
+    page record of another URL holds is read as a page of its own, with ``path`` ``<record id>#2``
+    (``#3``, ...), and logged (WARNING): every page record gets one row.
 
     Returns
     -------
@@ -140,7 +144,8 @@ def read_warcs(
     where: dict[str, Path] = {}
     damaged: list[PageFailure] = []
     records: dict[str, dict[str, SubresourceRecord]] = {}  # host -> url_key -> first record
-    first_of: dict[str, str] = {}  # WARC-Record-ID and url_key of each page record kept -> where it is
+    kept: dict[tuple[str, str], str] = {}  # ("", url_key), or (record id, "") without a URL -> what and where
+    paths: set[str] = set()  # the pages' paths (record ids)
     duplicates: list[str] = []
     for file in files:
         for item in iter_warc(file, counts):
@@ -150,14 +155,20 @@ def read_warcs(
             if isinstance(item, PageFailure) and item.path.startswith("@"):
                 damaged.append(item)
                 continue
-            keys = (item.path, url_key(item.url)) if item.url else (item.path,)
-            earlier = next((first_of[key] for key in keys if key in first_of), None)
+            key = url_key(item.url) if item.url else ""
+            earlier = kept.get(("", key)) if key else kept.get((item.path, ""))
             if earlier is not None:
                 counts.n_pages -= 1  # iter_warc counted it as a page
                 counts.n_duplicates += 1
                 duplicates.append(f"{item.url} ({item.path} in {file}) duplicates {earlier}")
                 continue
-            first_of.update(dict.fromkeys(keys, f"{item.path} in {file}"))
+            if item.path in paths:  # a record id reused under another URL: answered under a path of its own
+                path = next(f"{item.path}#{n}" for n in itertools.count(2) if f"{item.path}#{n}" not in paths)
+                logger.warning("%s in %s: its WARC-Record-ID %s names an earlier page too; read as %s",
+                               item.url, file, item.path, path)
+                item = dataclasses.replace(item, path=path)
+            paths.add(item.path)
+            kept[("", key) if key else (item.path, "")] = f"{item.url} ({item.path} in {file})"
             site_id = item.site_id
             where.setdefault(site_id, file)
             if isinstance(item, PageFailure):
@@ -201,7 +212,7 @@ def _labels_beside(files: Iterable[Path]) -> dict[str, tuple[str, ...]]:
         except (OSError, PageReadError) as error:
             logger.warning("%s: labels not read: %s", manifest, error)
             continue
-        for number, line in enumerate(text.splitlines(), 1):
+        for number, line in enumerate(text.split("\n"), 1):  # JSON Lines: "\n" ends a line
             if not line.strip():
                 continue
             try:

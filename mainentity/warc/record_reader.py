@@ -25,6 +25,12 @@ _GZIP_MAGIC = b"\x1f\x8b\x08"
 _WARC_MAGIC = b"WARC/1."
 _CONTENT_LENGTH = re.compile(rb"^content-length:\s*(\d+)", re.I | re.M)
 _SEARCH_CHUNK = 1 << 20
+#: A record header's start inside another record's payload: the end of a record (CRLF CRLF), then a
+#: ``WARC/1.0`` or ``WARC/1.1`` line and a ``WARC-*`` or ``Content-*`` field.
+_EMBEDDED_HEAD = re.compile(rb"\r\n\r\nWARC/1\.[01]\r\n(?:WARC|Content)-[A-Za-z-]*:")
+#: How a record header goes on after ``WARC/``: at a payload's very end, a start of one of these shows
+#: that the payload ran into the next record.
+_CUT_HEAD_STARTS = tuple(version + b"\r\n" + field for version in (b"1.0", b"1.1") for field in (b"WARC-", b"Content-"))
 #: Bytes of an undecodable payload kept to sniff whether it is a page.
 _PRESCAN_HEAD = 1024
 
@@ -117,15 +123,28 @@ def iter_warc(
     while start is not None and start < size:
         last = None  # byte offset of the last record read whole in this pass
         last_item, counts_before_last = None, counts
-        error = None
+        held = None  # the last record's item, yielded once the record after it is read (its length may be short)
+        error, overran = None, False
         with file.open("rb") as stream:
             stream.seek(start)
             try:
                 for record in ArchiveIterator(stream, parse_http=True):
                     offset = record.stream_pos  # FastWARC counts from the file's start, even after a seek
                     counts_before = WarcCounts(**vars(counts))
+                    if held is not None:
+                        yield held
+                        held = None
                     try:
                         item = _record_item(record, WarcRecordType, counts, file, offset)
+                    except _Overrun as overrun:  # the record's length runs over the next record: read on there
+                        vars(counts).update(vars(counts_before))
+                        counts.n_damaged += 1
+                        if damage is not None:
+                            yield _damage_failure(file, damage, resumed_at=start)
+                            damage = None
+                        overran, start = True, _next_record_start(file, offset + 1, gz)
+                        yield overrun.failure(file, offset, start, counts)
+                        break
                     except Exception as exc:  # noqa: BLE001 - one record's content is one failure, at its offset
                         vars(counts).update(vars(counts_before))
                         counts.n_damaged += 1
@@ -133,16 +152,27 @@ def iter_warc(
                     if damage is not None:  # a whole record after the damage: report it once
                         yield _damage_failure(file, damage, resumed_at=start)
                         damage = None
-                    last, last_item, counts_before_last = offset, item, counts_before
-                    if item is not None:
-                        yield item
+                    last, last_item, counts_before_last, held = offset, item, counts_before, item
             except Exception as exc:  # noqa: BLE001 - FastWARC raises OSError, ValueError, ...
                 error = exc
+        if overran:
+            continue
+        at = None if error is not None else _trailing_damage(file, last if last is not None else start, gz)
+        short = (_short_length(file, last, gz) if (error is not None or at not in (None, last))
+                 and isinstance(held, (Page, PageFailure)) and not held.path.startswith("@") else None)
+        if short is not None:  # the page record's length ends inside its own payload: it is the damage
+            counts.n_damaged += 1
+            start = _next_record_start(file, last + 1, gz)
+            resumed = f"reading resumed at byte {start}" if start is not None else "nothing readable after it"
+            yield PageFailure(held.site_id, held.path, f"{file}@{last}: WARC record damaged: its Content-Length "
+                              f"({short} bytes) ends before the record does; {resumed}", held.url)
+            continue
+        if held is not None:
+            yield held
         if error is not None:
             at = last if last is not None else start
             reason = f"corrupt WARC data at byte {at}: {error}"
         else:
-            at = _trailing_damage(file, last if last is not None else start, gz)
             if at is None:
                 break
             if at == last and isinstance(last_item, PageFailure):  # the cut page already has its failure row
@@ -165,11 +195,47 @@ def _damage_failure(file: Path, damage: tuple[int, str], resumed_at: int | None)
     return PageFailure(str(file), f"@{at}", f"{reason}{resumed}")
 
 
+class _Overrun(Exception):
+    """A record whose ``Content-Length`` runs over the header of a next record (a wrong length): the
+    record is damaged, and reading goes on at the next record start after its own."""
+
+    def __init__(self, content_length: int, page: tuple[str, str, str] | None):
+        super().__init__(content_length, page)
+        self.content_length, self.page = content_length, page
+
+    def failure(self, file: Path, offset: int, resumed_at: int | None, counts: WarcCounts) -> PageFailure:
+        """The row of the damaged record: its page's (``site_id``, record id, URL) when it is a page
+        (counted in ``counts.n_pages``), else the file's at ``@<offset>``."""
+        resumed = f"reading resumed at byte {resumed_at}" if resumed_at is not None else "nothing readable after it"
+        reason = (f"{file}@{offset}: WARC record damaged: its Content-Length ({self.content_length} bytes) runs "
+                  f"over the next record; {resumed}")
+        if self.page is None:
+            return PageFailure(str(file), f"@{offset}", reason)
+        counts.n_pages += 1
+        site_id, record_id, url = self.page
+        return PageFailure(site_id, record_id, reason, url)
+
+
 def _record_item(
     record, record_types, counts: WarcCounts, file: Path, offset: int
 ) -> Page | PageFailure | SubresourceRecord | None:
     """The page (or failure) or subresource a record gives, or ``None`` for a record that is skipped
-    (and counted)."""
+    (and counted).
+
+    Raises
+    ------
+    _Overrun
+        If the record's payload holds the start of a next record (:func:`_overrun_at`).
+    """
+    item = _record_content(record, record_types, counts, file, offset)
+    if (item is None or isinstance(item, SubresourceRecord)) and _overrun_at(b"", record.reader) is not None:
+        raise _Overrun(record.content_length, None)
+    return item
+
+
+def _record_content(
+    record, record_types, counts: WarcCounts, file: Path, offset: int
+) -> Page | PageFailure | SubresourceRecord | None:
     if record.record_type == record_types.revisit:
         counts.n_revisits += 1
         return None
@@ -188,6 +254,11 @@ def _record_item(
     if content_type not in HTML_TYPES and content_type not in UNKNOWN_TYPES:  # no payload to read
         return _subresource_item(record, counts, file, offset, url)
     raw = record.reader.read(MAX_PAGE_BYTES + 1)
+    overrun_at = _overrun_at(raw, record.reader)
+    if overrun_at is not None:
+        is_page = content_type in HTML_TYPES or sniff_html(raw[:overrun_at])
+        raise _Overrun(record.content_length, (site_of(url), record.record_id or f"{file.name}@{offset}", url)
+                       if is_page else None)
     try:
         if len(raw) > MAX_PAGE_BYTES:
             raise ValueError(f"payload over the limit of {MAX_PAGE_BYTES} bytes: not read")
@@ -253,16 +324,91 @@ def _trailing_damage(file: Path, last: int, gz: bool) -> int | None:
     return last + len(rest) - len(leftover)
 
 
-def _next_record_start(file: Path, after: int, gz: bool) -> int | None:
-    """The first offset at or after ``after`` where a gzip member (``.warc.gz``) or ``WARC/1.`` starts."""
-    magic = _GZIP_MAGIC if gz else _WARC_MAGIC
+def _short_length(file: Path, at: int, gz: bool) -> int | None:
+    """The ``Content-Length`` of the record at byte ``at`` when its block ends inside the record (the
+    bytes at its declared end are not the CRLF CRLF that ends a record), else ``None`` (a record that
+    ends where it says, or runs past the end of the file: a truncation)."""
     with file.open("rb") as stream:
+        stream.seek(at)
+        if gz:
+            inflater, data = zlib.decompressobj(wbits=31), bytearray()
+            try:
+                while not inflater.eof and (chunk := stream.read(_SEARCH_CHUNK)):
+                    data += inflater.decompress(chunk)
+                    if len(data) > MAX_PAGE_BYTES + _SEARCH_CHUNK:
+                        return None
+            except zlib.error:
+                return None
+        else:
+            data = stream.read(MAX_PAGE_BYTES + _SEARCH_CHUNK)
+    head_end = data.find(b"\r\n\r\n", 0, _SEARCH_CHUNK)
+    length = _CONTENT_LENGTH.search(data[:head_end]) if head_end >= 0 else None
+    if length is None:
+        return None
+    end = head_end + 4 + int(length.group(1))
+    return int(length.group(1)) if len(data) >= end + 4 and data[end:end + 4] != b"\r\n\r\n" else None
+
+
+def _overrun_at(head: bytes, reader) -> int | None:
+    """Where a next record's header starts in a record's payload (``head``, the bytes of it already
+    read, then the rest of ``reader``), when the record's ``Content-Length`` runs over it; else ``None``.
+
+    A record ends with CRLF CRLF; a ``WARC/1.0`` or ``WARC/1.1`` line and a ``WARC-*`` or ``Content-*``
+    field after them, or the start of those (at least ``\\r\\n\\r\\nWARC/``) at the payload's very end,
+    is a next record swallowed by a length too large.
+
+    >>> import io
+    >>> _overrun_at(b"<p>x</p>\\r\\n\\r\\nWARC/1.0\\r\\nWARC-Type: response\\r\\n", io.BytesIO())
+    12
+    >>> _overrun_at(b"<p>x</p>", io.BytesIO(b"\\r\\n\\r\\nWARC/1.1\\r\\nWAR"))
+    12
+    >>> _overrun_at(b"<p>WARC/1.0</p>", io.BytesIO()) is None
+    True
+    """
+    position, data, tail = 0, head, b""
+    while True:
+        buffer = tail + data
+        found = _EMBEDDED_HEAD.search(buffer)
+        if found:
+            return position - len(tail) + found.start() + 4
+        more = reader.read(_SEARCH_CHUNK)
+        if not more:
+            break
+        position, data, tail = position + len(data), more, buffer[-64:]
+    cut = buffer.rfind(b"\r\n\r\nWARC/", len(buffer) - 64)
+    rest = buffer[cut + 9:] if cut >= 0 else b""
+    if cut >= 0 and any(start.startswith(rest) or rest.startswith(start) for start in _CUT_HEAD_STARTS):
+        return position - len(tail) + cut + 4
+    return None
+
+
+def _is_record_start(stream, at: int, gz: bool) -> bool:
+    """Whether a record starts at byte ``at``: a gzip member whose text starts with ``WARC/1.``
+    (``.warc.gz``), or a ``WARC/1.0`` or ``WARC/1.1`` line and a ``WARC-*`` or ``Content-*`` field."""
+    stream.seek(at)
+    head = stream.read(256)
+    if gz:
+        try:
+            head = zlib.decompressobj(wbits=31).decompress(head, len(_WARC_MAGIC))
+        except zlib.error:
+            return False
+        return head == _WARC_MAGIC
+    return _EMBEDDED_HEAD.match(b"\r\n\r\n" + head) is not None or len(head) < 32 and head.startswith(_WARC_MAGIC)
+
+
+def _next_record_start(file: Path, after: int, gz: bool) -> int | None:
+    """The first offset at or after ``after`` where a record starts (:func:`_is_record_start`): a
+    gzip member (``.warc.gz``) or a ``WARC/1.`` header (``.warc``)."""
+    magic = _GZIP_MAGIC if gz else _WARC_MAGIC
+    with file.open("rb") as stream, file.open("rb") as probe:
         stream.seek(after)
         position, tail = after, b""
         while chunk := stream.read(_SEARCH_CHUNK):
-            found = (tail + chunk).find(magic)
-            if found >= 0:
-                return position - len(tail) + found
+            buffer, searched = tail + chunk, 0
+            while (found := buffer.find(magic, searched)) >= 0:
+                if _is_record_start(probe, position - len(tail) + found, gz):
+                    return position - len(tail) + found
+                searched = found + 1
             tail = chunk[-(len(magic) - 1):]
             position += len(chunk)
     return None
