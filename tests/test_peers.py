@@ -20,6 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 from mainentity.recognizers import make_recognizer, peer_node, peers
 from mainentity.recognizers.peers import (
     PEER_NAMES,
+    DefuddleRecognizer,
     MozillaReadabilityRecognizer,
     PeerRecognizer,
     PeerUnavailableError,
@@ -30,14 +31,16 @@ from mainentity.records import Document, Page
 
 REPO = Path(__file__).resolve().parents[1]
 
-#: Peer name -> the Python module its tool provides (None: the node peer).
+#: Peer name -> the Python module its tool provides (None: a node peer).
 PEER_MODULES = {
     "trafilatura": "trafilatura",
     "goose3": "goose3",
     "newspaper4k": "newspaper",
     "readability-lxml": "readability",
     "mozilla-readability": None,
+    "defuddle": None,
 }
+NODE_PEERS = [name for name, module in PEER_MODULES.items() if module is None]
 
 ARTICLE = " ".join(["The Blue Widget 3000 is the bluest widget we have made, and it ships in a box."] * 12)
 
@@ -87,7 +90,7 @@ def _require_peer(name: str) -> None:
     module = PEER_MODULES[name]
     if module is not None:
         pytest.importorskip(module, reason=f"peer {name!r}: not installed (pip install 'mainentity[peers]')")
-    elif node_modules_dir() is None or MozillaReadabilityRecognizer()._node_path() is None:
+    elif node_modules_dir(make_recognizer(name).npm_packages) is None or shutil.which("node") is None:
         pytest.skip(f"peer {name!r}: node or its npm packages not installed "
                     f"({peers.mozilla_readability_install_command()})")
 
@@ -123,16 +126,28 @@ def test_each_peer_names_the_product(peer_name):
 
 
 def test_title_tag_site_name(peer_name):
-    """No og:title, no h1: all peers but goose3 cut the site name after the separator off ``<title>``.
+    """No og:title, no h1: all peers but goose3 and Defuddle cut the site name after the separator off ``<title>``.
 
     goose3 only cuts a site name that matches the URL's domain (here shop.example.com, not the
-    "Christian Book Shop" of the title).
+    "Christian Book Shop" of the title); Defuddle only one the page names (og:site_name, schema.org
+    publisher, ...) or, unnamed, a dash suffix of at most 2 words.
     """
     title = "Know Your Bible: All 66 Books Explained - Christian Book Shop"
     html = f"<html><head><title>{title}</title></head><body><p>{ARTICLE}</p><p>{ARTICLE}</p></body></html>"
     (prediction,) = make_recognizer(peer_name).predict([_doc(html)])
-    expected = title if peer_name == "goose3" else "Know Your Bible: All 66 Books Explained"
+    expected = title if peer_name in ("goose3", "defuddle") else "Know Your Bible: All 66 Books Explained"
     assert prediction.main_entity == expected
+
+
+def test_defuddle_cuts_the_site_name_the_page_names():
+    """Defuddle's own rules: the og:site_name is cut off ``<title>``; unnamed, a 1-2 word dash suffix is."""
+    _require_peer("defuddle")
+    title = "Know Your Bible: All 66 Books Explained - Christian Book Shop"
+    body = f"<body><p>{ARTICLE}</p></body></html>"
+    named = f'<html><head><title>{title}</title><meta property="og:site_name" content="Christian Book Shop">'
+    short = "<html><head><title>Know Your Bible: All 66 Books Explained - Bookshop</title>"
+    predictions = DefuddleRecognizer().predict([_doc(named + body), _doc(short + body, path="pages/2.html")])
+    assert [p.main_entity for p in predictions] == ["Know Your Bible: All 66 Books Explained"] * 2
 
 
 def test_predict_without_fit_and_on_no_pages(peer_name):
@@ -229,10 +244,11 @@ def test_mozilla_readability_page_timeout_restarts_node():
     assert predictions[1].main_entity == "Blue Widget 3000" and predictions[1].error == ""
 
 
-def test_mozilla_readability_survives_odd_urls_and_characters():
-    _require_peer("mozilla-readability")
+@pytest.mark.parametrize("name", NODE_PEERS)
+def test_node_peers_survive_odd_urls_and_characters(name):
+    _require_peer(name)
     odd = "<title>Caf\u00e9 \u6771\u4eac \U0001f600 \u2028 line</title><h1>x</h1>"
-    predictions = MozillaReadabilityRecognizer().predict(
+    predictions = make_recognizer(name).predict(
         [_doc(odd, url="not a url"), _doc(PRODUCT_HTML, path="pages/2.html", url="")])
     assert predictions[0].main_entity == "Caf\u00e9 \u6771\u4eac \U0001f600 line"
     assert predictions[1].main_entity == "Blue Widget 3000"
@@ -301,34 +317,63 @@ _NODE_GUARD = textwrap.dedent("""
 """)
 
 
-def test_mozilla_readability_never_touches_the_network(tmp_path, monkeypatch):
-    """node runs with a preloaded guard that logs and refuses every connection and DNS lookup."""
-    _require_peer("mozilla-readability")
+def _node_guard(tmp_path: Path) -> tuple[dict[str, str], Path]:
+    """The environment that preloads the guard into every node process, and the guard's log (empty)."""
     guard, log = tmp_path / "guard.js", tmp_path / "net.log"
     guard.write_text(_NODE_GUARD, encoding="utf-8")
     log.write_text("", encoding="utf-8")
-    monkeypatch.setenv("NODE_OPTIONS", f"--require {guard}")
-    monkeypatch.setenv("MAINENTITY_TEST_NETLOG", str(log))
-    predictions = MozillaReadabilityRecognizer().predict(
-        [_doc(NETWORK_BAIT_HTML), _doc("", path="pages/2.html")])
+    return {"NODE_OPTIONS": f"--require {guard}", "MAINENTITY_TEST_NETLOG": str(log)}, log
+
+
+@pytest.mark.parametrize("name", NODE_PEERS)
+def test_node_peers_never_touch_the_network(name, tmp_path, monkeypatch):
+    """node runs with a preloaded guard that logs and refuses every connection and DNS lookup."""
+    _require_peer(name)
+    env, log = _node_guard(tmp_path)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    predictions = make_recognizer(name).predict([_doc(NETWORK_BAIT_HTML), _doc("", path="pages/2.html")])
     assert log.read_text(encoding="utf-8") == ""
     assert [p.main_entity for p in predictions] == ["Blue Widget 3000", ""]
     assert "empty HTML" in predictions[1].error
 
 
-def test_node_guard_catches_a_connection(tmp_path, monkeypatch):
+def test_node_guard_catches_a_connection(tmp_path):
     """The guard above is not vacuous: a script that does connect is logged and refused."""
     _require_peer("mozilla-readability")
-    guard, log = tmp_path / "guard.js", tmp_path / "net.log"
-    guard.write_text(_NODE_GUARD, encoding="utf-8")
-    log.write_text("", encoding="utf-8")
+    env, log = _node_guard(tmp_path)
     script = "try { require('node:net').connect(9, '127.0.0.1'); } catch (e) { console.log(e.message); }"
-    result = subprocess.run(
-        ["node", "-e", script], capture_output=True, text=True, timeout=60,
-        env={**os.environ, "NODE_OPTIONS": f"--require {guard}", "MAINENTITY_TEST_NETLOG": str(log)},
-    )
+    result = subprocess.run(["node", "-e", script], capture_output=True, text=True, timeout=60,
+                            env={**os.environ, **env})
     assert "network access is disabled" in result.stdout
     assert log.read_text(encoding="utf-8").startswith("net.connect ")
+
+
+YOUTUBE_URL = "https://www.youtube.com/watch?v=dQw4w9WgXcQ"
+
+
+def test_defuddle_never_fetches_what_its_async_extractors_would(tmp_path, monkeypatch):
+    """On a YouTube page, Defuddle's default ``parseAsync`` (what ``defuddle/node`` calls) fetches the
+    video's transcript from YouTube's API; the peer makes no request and still names the page."""
+    _require_peer("defuddle")
+    env, log = _node_guard(tmp_path)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    (prediction,) = DefuddleRecognizer().predict([_doc(NETWORK_BAIT_HTML, url=YOUTUBE_URL)])
+    assert log.read_text(encoding="utf-8") == ""
+    assert prediction.main_entity == "Blue Widget 3000" and prediction.error == ""
+    # The bait is real: Defuddle with its defaults, on the same page, does reach for the network.
+    script = ("const { JSDOM } = require('jsdom'); const Defuddle = require('defuddle');"
+              "const [html, url] = JSON.parse(require('node:fs').readFileSync(0, 'utf-8'));"
+              "new Defuddle(new JSDOM(html, { url }).window.document, { url }).parseAsync()"
+              ".then((result) => console.log(result.title));")
+    result = subprocess.run(
+        ["node", "-e", script], input=json.dumps([NETWORK_BAIT_HTML, YOUTUBE_URL]), capture_output=True,
+        text=True, timeout=120,
+        env={**os.environ, **env, "NODE_PATH": str(node_modules_dir(DefuddleRecognizer.npm_packages))},
+    )
+    assert result.stdout.strip() == "Blue Widget 3000", result.stderr[-2000:]
+    assert log.read_text(encoding="utf-8").startswith('fetch ["https://www.youtube.com/')
 
 
 # --- missing peers ----------------------------------------------------------------------------------
@@ -343,15 +388,18 @@ def test_missing_python_peer_raises_with_install_command(name, monkeypatch):
         recognizer.predict([_doc(PRODUCT_HTML)])
 
 
-def test_missing_node_raises_with_install_command(monkeypatch):
+@pytest.mark.parametrize(("name", "tool_package"), [("mozilla-readability", "@mozilla/readability"),
+                                                   ("defuddle", "defuddle")])
+def test_missing_node_raises_with_install_command(name, tool_package, monkeypatch):
     monkeypatch.setenv("MAINENTITY_NODE", "no-such-node-binary")
-    recognizer = MozillaReadabilityRecognizer()
+    recognizer = make_recognizer(name)
     with pytest.raises(PeerUnavailableError, match="'no-such-node-binary' is not found"):
         recognizer.fit([])
-    assert recognizer.version() == "@mozilla/readability not installed"
+    assert recognizer.version() == f"{tool_package} not installed"
 
 
-def test_missing_npm_packages_raise_with_npm_command(tmp_path, monkeypatch):
+@pytest.mark.parametrize("name", NODE_PEERS)
+def test_missing_npm_packages_raise_with_npm_command(name, tmp_path, monkeypatch):
     package = tmp_path / "package"
     package.mkdir()
     shutil.copy(REPO / "mainentity/recognizers/mozilla_readability/package.json", package)
@@ -359,17 +407,27 @@ def test_missing_npm_packages_raise_with_npm_command(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     assert node_modules_dir() is None
     with pytest.raises(PeerUnavailableError, match="npm ci --prefix") as caught:
-        MozillaReadabilityRecognizer().predict([_doc(PRODUCT_HTML)])
-    assert "@mozilla/readability" in str(caught.value) and "jsdom" in str(caught.value)
+        make_recognizer(name).predict([_doc(PRODUCT_HTML)])
+    assert f"needs the npm packages {' and '.join(make_recognizer(name).npm_packages)}," in str(caught.value)
+    assert "defuddle@0.19." in str(caught.value) and "@mozilla/readability@" in str(caught.value)
 
 
-def test_npm_packages_found_in_the_user_cache(tmp_path, monkeypatch):
-    monkeypatch.setattr(peer_node, "_NODE_PACKAGE_DIR", tmp_path / "package")
+def test_npm_packages_found_in_the_user_cache_per_peer(tmp_path, monkeypatch):
+    """An older install with Readability and jsdom only serves that peer; Defuddle needs its own package."""
+    package = tmp_path / "package"
+    package.mkdir()
+    shutil.copy(REPO / "mainentity/recognizers/mozilla_readability/package.json", package)
+    monkeypatch.setattr(peer_node, "_NODE_PACKAGE_DIR", package)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     modules = tmp_path / "cache" / "mainentity" / "mozilla_readability" / "node_modules"
     (modules / "@mozilla" / "readability").mkdir(parents=True)
     (modules / "jsdom").mkdir()
-    assert node_modules_dir() == modules
+    assert node_modules_dir(MozillaReadabilityRecognizer.npm_packages) == modules
+    assert node_modules_dir(DefuddleRecognizer.npm_packages) is None
+    with pytest.raises(PeerUnavailableError, match="needs the npm packages defuddle and jsdom"):
+        DefuddleRecognizer().check_available()
+    (modules / "defuddle").mkdir()
+    assert node_modules_dir(DefuddleRecognizer.npm_packages) == modules
 
 
 def test_install_command_pins_the_package_json_versions():
@@ -387,12 +445,14 @@ def test_peer_versions_match_installed_packages():
         peer_versions(["msrbfn"])
 
 
-def test_mozilla_version_names_the_npm_packages():
-    _require_peer("mozilla-readability")
-    manifest = json.loads((REPO / "mainentity/recognizers/mozilla_readability/package.json").read_text())
-    version = MozillaReadabilityRecognizer().version()
-    assert version.startswith(f"@mozilla/readability {manifest['dependencies']['@mozilla/readability']}, "
-                              f"jsdom {manifest['dependencies']['jsdom']}, node v")
+@pytest.mark.parametrize(("name", "tool_package"), [("mozilla-readability", "@mozilla/readability"),
+                                                   ("defuddle", "defuddle")])
+def test_node_peer_version_names_the_npm_packages(name, tool_package):
+    _require_peer(name)
+    pinned = json.loads((REPO / "mainentity/recognizers/mozilla_readability/package.json").read_text())[
+        "dependencies"]
+    version = make_recognizer(name).version()
+    assert version.startswith(f"{tool_package} {pinned[tool_package]}, jsdom {pinned['jsdom']}, node v")
 
 
 def test_node_that_cannot_run_the_script_raises_with_its_error(monkeypatch):

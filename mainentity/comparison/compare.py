@@ -402,8 +402,8 @@ def run_benchmark(
         "peak RSS of the process plus the proportional set size of its children (node) sampled every 5 ms "
         "during prediction, documents in "
         "memory included (speed.csv also has the increase over the level before prediction). Test pages are "
-        "predicted in one batch, so a peer's one-off start-up (node and jsdom for mozilla-readability) "
-        "counts once."
+        "predicted in one batch, so a peer's one-off start-up (node and jsdom for mozilla-readability and "
+        "defuddle) counts once."
     )
     if max_pages is not None:
         notes.append(f"Run on a seeded sample of at most {max_pages} labeled pages per dataset.")

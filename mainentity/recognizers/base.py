@@ -32,6 +32,7 @@ _REGISTRY: dict[str, str] = {
     "newspaper4k": "mainentity.recognizers.peers:Newspaper4kRecognizer",
     "readability-lxml": "mainentity.recognizers.peers:ReadabilityLxmlRecognizer",
     "mozilla-readability": "mainentity.recognizers.peer_node:MozillaReadabilityRecognizer",
+    "defuddle": "mainentity.recognizers.peer_node:DefuddleRecognizer",
 }
 
 

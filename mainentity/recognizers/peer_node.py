@@ -1,7 +1,9 @@
-"""The Mozilla Readability peer: the JavaScript original through one ``node`` process per batch.
+"""The node peers, Mozilla Readability (the JavaScript original) and Defuddle: one ``node`` process per batch.
 
-The npm packages it needs are found by :func:`node_modules_dir` and installed with the command of
-:func:`mozilla_readability_install_command` (versions pinned in ``mozilla_readability/package.json``).
+Both run through the one script ``mozilla_readability/extract_titles.js`` (the tool named on its command
+line) over one worker (:class:`_NodeWorker`). The npm packages they need are found by
+:func:`node_modules_dir` and installed with the command of :func:`mozilla_readability_install_command`
+(versions pinned in ``mozilla_readability/package.json``, one package for both peers).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import tempfile
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import ClassVar
 
 from mainentity.recognizers.peer_base import PeerRecognizer, PeerUnavailableError, _Answer, _empty_html_answer
 from mainentity.records import Page
@@ -32,7 +35,7 @@ def _user_cache_dir() -> Path:
     return Path(base) / "mainentity" / "mozilla_readability"
 
 
-#: Environment variable naming the node executable for the Mozilla Readability peer.
+#: Environment variable naming the node executable for the node peers.
 NODE_ENV = "MAINENTITY_NODE"
 
 
@@ -45,44 +48,54 @@ def node_executable() -> str:
     return os.environ.get(NODE_ENV) or "node"
 
 
-def node_modules_dir() -> Path | None:
-    """Where the npm packages of the node peer are installed, or ``None`` when nowhere.
+def _pinned_npm_versions() -> dict[str, str]:
+    manifest = json.loads((_NODE_PACKAGE_DIR / "package.json").read_text(encoding="utf-8"))
+    return manifest["dependencies"]
+
+
+def node_modules_dir(packages: Sequence[str] | None = None) -> Path | None:
+    """Where the npm packages of the node peers are installed, or ``None`` when nowhere.
 
     Searched in order: ``node_modules`` beside the script (``mainentity/recognizers/mozilla_readability/``,
     the place for a source checkout), then the user cache directory
     (``$XDG_CACHE_HOME/mainentity/mozilla_readability/node_modules``, default ``~/.cache/...``, the place
-    when the package directory is not writable). A directory counts when it holds both
-    ``@mozilla/readability`` and ``jsdom``.
+    when the package directory is not writable). A directory counts when it holds every package asked for.
+
+    Parameters
+    ----------
+    packages : sequence of str, optional
+        npm package names, e.g. ``("defuddle", "jsdom")`` (one peer's). Default: every package pinned in
+        ``package.json`` (both peers').
 
     Returns
     -------
     path : Path or None
     """
+    wanted = list(_pinned_npm_versions()) if packages is None else packages
     for base in (_NODE_PACKAGE_DIR, _user_cache_dir()):
         modules = base / "node_modules"
-        if (modules / "@mozilla" / "readability").is_dir() and (modules / "jsdom").is_dir():
+        if all((modules / name).is_dir() for name in wanted):
             return modules
     return None
 
 
-def _pinned_npm_packages() -> list[str]:
-    manifest = json.loads((_NODE_PACKAGE_DIR / "package.json").read_text(encoding="utf-8"))
-    return [f"{name}@{version}" for name, version in manifest["dependencies"].items()]
-
-
 def mozilla_readability_install_command() -> str:
-    """The shell commands that install the node peer's npm packages (versions pinned in package.json).
+    """The shell commands that install the node peers' npm packages (versions pinned in package.json).
+
+    One command for both node peers (Mozilla Readability and Defuddle): they share one npm package.
 
     Examples
     --------
     >>> "@mozilla/readability@" in mozilla_readability_install_command()
     True
+    >>> "defuddle@" in mozilla_readability_install_command()
+    True
     """
     cache = _user_cache_dir()
+    pinned = " ".join(f"{name}@{version}" for name, version in _pinned_npm_versions().items())
     return (
         f"npm ci --prefix {shlex.quote(str(_NODE_PACKAGE_DIR))}  "
-        f"(or, when that directory is not writable: npm install --prefix {shlex.quote(str(cache))} "
-        f"{' '.join(_pinned_npm_packages())})"
+        f"(or, when that directory is not writable: npm install --prefix {shlex.quote(str(cache))} {pinned})"
     )
 
 
@@ -92,12 +105,12 @@ def _npm_package_version(modules: Path, name: str) -> str:
 
 
 class _NodeWorker:
-    """One ``node extract_titles.js`` process, asked one page at a time over JSON lines."""
+    """One ``node extract_titles.js TOOL`` process, asked one page at a time over JSON lines."""
 
-    def __init__(self, node: str, env: dict[str, str], startup_timeout: float):
+    def __init__(self, node: str, tool: str, env: dict[str, str], startup_timeout: float):
         self._stderr = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
         self._process = subprocess.Popen(
-            [node, str(_NODE_SCRIPT)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
+            [node, str(_NODE_SCRIPT), tool], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
             text=True, encoding="utf-8", env=env,
         )
         self._lines: queue.Queue[str | None] = queue.Queue()
@@ -158,14 +171,12 @@ class _NodeWorker:
         self._stderr.close()
 
 
-class MozillaReadabilityRecognizer(PeerRecognizer):
-    """Mozilla Readability's title (the JavaScript original), through one node process per batch.
+class _NodePeer(PeerRecognizer):
+    """A peer whose tool is an npm package: one ``node extract_titles.js TOOL`` process per batch.
 
-    ``predict`` starts ``node extract_titles.js`` once and feeds it the pages as JSON lines on stdin
-    (``{"html", "url"}``); it answers one JSON line per page (``{"title"}`` or ``{"error"}``). The title
-    is Readability's ``parse().title``: JSON-LD, then og/twitter/Dublin Core meta titles, then
-    ``<title>`` with site names cut at separators; when Readability finds no article content it still
-    computes that title, and we answer it.
+    ``predict`` starts the script once and feeds it the pages as JSON lines on stdin (``{"html", "url"}``);
+    it answers one JSON line per page (``{"title"}`` or ``{"error"}``). Subclasses set :attr:`peer_name`
+    (also the tool's name on the script's command line) and :attr:`npm_packages`.
 
     Parameters
     ----------
@@ -173,7 +184,7 @@ class MozillaReadabilityRecognizer(PeerRecognizer):
         Seconds one page may take. A page that takes longer gets an error prediction; the process is
         killed and a new one started for the remaining pages.
     startup_timeout : float, default=60.0
-        Seconds node may take to load jsdom and Readability before the first page.
+        Seconds node may take to load jsdom and the tool before the first page.
 
     Raises
     ------
@@ -187,14 +198,10 @@ class MozillaReadabilityRecognizer(PeerRecognizer):
     parameter, config or model file chooses the program. The npm packages are found by
     :func:`node_modules_dir` and passed to node with ``NODE_PATH``;
     :func:`mozilla_readability_install_command` says how to install them.
-
-    Examples
-    --------
-    >>> MozillaReadabilityRecognizer(timeout=10.0).get_params()["timeout"]
-    10.0
     """
 
-    peer_name = "mozilla-readability"
+    #: The npm packages the tool needs, its own first (jsdom gives it the DOM).
+    npm_packages: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, timeout: float = 60.0, startup_timeout: float = 60.0):
         self.timeout = timeout
@@ -210,26 +217,26 @@ class MozillaReadabilityRecognizer(PeerRecognizer):
                 f"peer {self.peer_name!r} needs node (>= 20.19), but {node_executable()!r} is not found; install "
                 f"Node.js (e.g. apt-get install nodejs npm), then: {mozilla_readability_install_command()}"
             )
-        if node_modules_dir() is None:
+        if node_modules_dir(self.npm_packages) is None:
             raise PeerUnavailableError(
-                f"peer {self.peer_name!r} needs the npm packages @mozilla/readability and jsdom, which are "
+                f"peer {self.peer_name!r} needs the npm packages {' and '.join(self.npm_packages)}, which are "
                 f"not installed; install them with: {mozilla_readability_install_command()}"
             )
 
     def version(self) -> str:
-        modules = node_modules_dir()
+        modules = node_modules_dir(self.npm_packages)
         node = self._node_path()
         if modules is None or node is None:
-            return "@mozilla/readability not installed"
+            return f"{self.npm_packages[0]} not installed"
         node_version = subprocess.run([node, "--version"], capture_output=True, text=True).stdout.strip()
-        return ", ".join([_npm_package_version(modules, "@mozilla/readability"),
-                          _npm_package_version(modules, "jsdom"), f"node {node_version}"])
+        return ", ".join([*(_npm_package_version(modules, name) for name in self.npm_packages),
+                          f"node {node_version}"])
 
     def _start_worker(self) -> _NodeWorker:
-        modules = node_modules_dir()
+        modules = node_modules_dir(self.npm_packages)
         env = {**os.environ, "NODE_PATH": os.pathsep.join(
             p for p in (str(modules), os.environ.get("NODE_PATH", "")) if p)}
-        return _NodeWorker(self._node_path(), env, self.startup_timeout)
+        return _NodeWorker(self._node_path(), self.peer_name, env, self.startup_timeout)
 
     def _extract_titles(self, pages: Sequence[Page]) -> list[_Answer]:
         if self.timeout <= 0:
@@ -264,3 +271,57 @@ class MozillaReadabilityRecognizer(PeerRecognizer):
             if worker is not None:
                 worker.close()
         return answers
+
+
+class MozillaReadabilityRecognizer(_NodePeer):
+    """Mozilla Readability's title (the JavaScript original), through one node process per batch.
+
+    The title is Readability's ``parse().title`` on ``new JSDOM(html, {url}).window.document``: JSON-LD,
+    then og/twitter/Dublin Core meta titles, then ``<title>`` with site names cut at separators; when
+    Readability finds no article content it still computes that title, and we answer it. Errors and
+    the node it runs: see :class:`_NodePeer`.
+
+    Parameters
+    ----------
+    timeout : float, default=60.0
+        Seconds one page may take; a slower page gets an error prediction and node is restarted.
+    startup_timeout : float, default=60.0
+        Seconds node may take to load jsdom and the tool before the first page.
+
+    Examples
+    --------
+    >>> MozillaReadabilityRecognizer(timeout=10.0).get_params()["timeout"]
+    10.0
+    """
+
+    peer_name = "mozilla-readability"
+    npm_packages = ("@mozilla/readability", "jsdom")
+
+
+class DefuddleRecognizer(_NodePeer):
+    """Defuddle's title (the 2025 Readability successor), through one node process per batch.
+
+    The title is ``new Defuddle(document, {url, useAsync: false}).parse().title`` on
+    ``new JSDOM(html, {url}).window.document`` (Defuddle's core bundle; its ``defuddle/node`` entry point
+    calls the same ``parse`` when async extractors are off): the first of og:title, twitter:title,
+    schema.org ``headline``, meta title, ``<title>`` and the first ``<h1>`` that is not the site's name,
+    with the site name cut off at a separator, unless one of its built-in site extractors (GitHub,
+    Wikipedia, Reddit, YouTube, ...) knows the page and names it. ``useAsync: false`` and the synchronous
+    ``parse`` keep off the site extractors that fetch from third-party APIs. Errors and the node it runs:
+    see :class:`_NodePeer`.
+
+    Parameters
+    ----------
+    timeout : float, default=60.0
+        Seconds one page may take; a slower page gets an error prediction and node is restarted.
+    startup_timeout : float, default=60.0
+        Seconds node may take to load jsdom and the tool before the first page.
+
+    Examples
+    --------
+    >>> DefuddleRecognizer().needs_render, DefuddleRecognizer.npm_packages
+    (False, ('defuddle', 'jsdom'))
+    """
+
+    peer_name = "defuddle"
+    npm_packages = ("defuddle", "jsdom")

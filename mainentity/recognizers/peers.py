@@ -13,21 +13,24 @@ registry name            call
 ``readability-lxml``     ``readability.Document(html, url=url).short_title()``
 ``mozilla-readability``  ``new Readability(new JSDOM(html, {url}).window.document).parse().title``
                          (the JavaScript original, through ``node``; see ``mozilla_readability/``)
+``defuddle``             ``new Defuddle(new JSDOM(html, {url}).window.document, {url, useAsync: false})
+                         .parse().title`` (through ``node`` too, the same script and npm package)
 =======================  ===========================================================================
 
 Peers learn nothing (``needs_training = False``, :meth:`PeerRecognizer.fit` only checks that the tool is
 installed) and read no rendering (``needs_render = False``). The title is whitespace-collapsed and
 otherwise left as the tool returned it; a tool that finds no title gives an empty ``main_entity`` with no
-error. A page with empty HTML, or on which the tool raises (or, for the node peer, times out), gets a
+error. A page with empty HTML, or on which the tool raises (or, for the node peers, times out), gets a
 :class:`~mainentity.records.Prediction` with ``error`` set and the batch goes on.
 
 No peer touches the network: every one is given the HTML, so none downloads the page; goose3 and
 newspaper4k are told not to fetch images (nor to follow a meta refresh), goose3 is never called with
-empty HTML (it would then download ``url``), and jsdom neither runs scripts nor loads sub-resources.
+empty HTML (it would then download ``url``), jsdom neither runs scripts nor loads sub-resources, and
+Defuddle's async extractors (which fetch from third-party APIs) are off.
 ``tests/test_peers.py`` checks this with sockets that refuse to connect.
 
-The tools are optional: ``pip install 'mainentity[peers]'`` installs the Python ones; the node one needs
-``node`` (>= 20.19) and an ``npm`` step (:func:`mozilla_readability_install_command`). A peer whose tool
+The tools are optional: ``pip install 'mainentity[peers]'`` installs the Python ones; the node ones need
+``node`` (>= 20.19) and one ``npm`` step (:func:`mozilla_readability_install_command`). A peer whose tool
 is missing raises :class:`PeerUnavailableError` from ``fit`` or ``predict`` (and
 :meth:`PeerRecognizer.check_available`), with the command that installs it, so a benchmark can skip it.
 """
@@ -41,6 +44,7 @@ from typing import ClassVar
 
 from mainentity.recognizers.peer_base import PeerRecognizer, PeerUnavailableError, _Answer, _empty_html_answer
 from mainentity.recognizers.peer_node import (
+    DefuddleRecognizer,
     MozillaReadabilityRecognizer,
     mozilla_readability_install_command,
     node_executable,
@@ -51,6 +55,7 @@ from mainentity.text import collapse_whitespace
 
 __all__ = [
     "PEER_NAMES",
+    "DefuddleRecognizer",
     "GooseRecognizer",
     "MozillaReadabilityRecognizer",
     "Newspaper4kRecognizer",
@@ -71,6 +76,7 @@ PEER_NAMES: tuple[str, ...] = (
     "newspaper4k",
     "readability-lxml",
     "mozilla-readability",
+    "defuddle",
 )
 
 _PIP_COMMAND = "pip install 'mainentity[peers]'"
@@ -222,7 +228,7 @@ class ReadabilityLxmlRecognizer(_PythonPeer):
 _PEER_CLASSES: dict[str, type[PeerRecognizer]] = {
     cls.peer_name: cls
     for cls in (TrafilaturaRecognizer, GooseRecognizer, Newspaper4kRecognizer, ReadabilityLxmlRecognizer,
-                MozillaReadabilityRecognizer)
+                MozillaReadabilityRecognizer, DefuddleRecognizer)
 }
 
 
