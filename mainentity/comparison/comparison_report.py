@@ -199,9 +199,9 @@ def _accuracy_table(per_page: pd.DataFrame, speed: pd.DataFrame, peers: Collecti
 
 
 def _display_table(table: pd.DataFrame) -> pd.DataFrame:
-    """Strings for reading: ROUGE-1 F1 with its interval, speed with one decimal."""
+    """Strings for reading: ROUGE-1 F1 and exact match with their intervals, speed with one decimal."""
     shown = table.drop(columns=[c for c in table.columns
-                                if c.endswith(("_low", "_high")) and not c.startswith("rouge1_f_")])
+                                if c.endswith(("_low", "_high")) and not c.startswith(("rouge1_f_", "exact_"))])
     shown = with_intervals(shown, ".3f")
     for column in ("pages_per_s", "peak_rss_mb"):
         shown[column] = ["" if pd.isna(v) else f"{v:.1f}" for v in shown[column]]
