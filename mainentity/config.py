@@ -62,6 +62,9 @@ class DataConfig:
         ``by-site`` only.
     test_datasets : tuple of str
         With ``split: none``: datasets whose labeled pages are the test pages (sites the model never saw).
+    max_test_pages : int or None
+        With ``test_datasets``: test on at most this many of their labeled pages, a seeded sample (a shop of
+        2000 pages of one template says as much about it in 300, and every peer runs on the test pages).
     n_folds : int
         Folds of ``site-folds``, >= 2.
     max_pages_per_site : int or None
@@ -81,6 +84,7 @@ class DataConfig:
     split: str = "random"
     train_fraction: float = 2 / 3
     test_datasets: tuple[str, ...] = ()
+    max_test_pages: int | None = None
     n_folds: int = 5
     max_pages_per_site: int | None = None
     max_pages: int | None = None
@@ -343,6 +347,9 @@ def _validate_data(data: DataConfig, prefix: str, source: str) -> None:
                           f"'datasets'); got split {data.split!r}")
     if data.n_folds < 2:
         raise ConfigError(f"{source}: '{prefix}n_folds' must be >= 2; got {data.n_folds}")
+    if data.max_test_pages is not None and (not data.test_datasets or data.max_test_pages < 1):
+        raise ConfigError(f"{source}: '{prefix}max_test_pages' must be >= 1 and needs '{prefix}test_datasets'; "
+                          f"got {data.max_test_pages}")
 
 
 def _validate(config: Config, source: str) -> None:
@@ -413,7 +420,8 @@ def config_from_dict(raw: dict, source: str = "<dict>") -> Config:
     Traceback (most recent call last):
     ...
     mainentity.config.ConfigError: <dict>: unknown key 'data.splitt'; valid keys here: anchor_url_pattern, \
-base_url, datasets, max_pages, max_pages_per_site, n_folds, split, test_datasets, train_fraction
+base_url, datasets, max_pages, max_pages_per_site, max_test_pages, n_folds, split, test_datasets, \
+train_fraction
     """
     raw = _without_legacy_render_keys(raw, ("executable_path",))
     render = raw.get("render")

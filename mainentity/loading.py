@@ -460,8 +460,10 @@ def _folds_and_test_input(
                               random_state=random_state)
     if not data.test_datasets:
         return [(train, test)], None
-    test_data = replace(data, datasets=data.test_datasets, test_datasets=())
-    loaded_test, test = load_labeled_pages(test_data, random_state=random_state, max_pages=max_pages)
+    test_data = replace(data, datasets=data.test_datasets, test_datasets=(), max_test_pages=None)
+    limits = [n for n in (max_pages, data.max_test_pages) if n is not None]
+    loaded_test, test = load_labeled_pages(test_data, random_state=random_state,
+                                           max_pages=min(limits) if limits else None)
     return [(train, test)], loaded_test
 
 

@@ -46,6 +46,8 @@ def test_defaults_are_merged_and_overridden(tmp_path):
         ({"data": {"train_fraction": 1.5}}, "'data.train_fraction' must be in (0, 1)"),
         ({"cleaning": {"method": "vips"}}, "'cleaning.method' must be one of none, sst, infodiscoverer"),
         ({"seed": 1.5}, "'seed' must be an integer"),
+        ({"data": {"max_test_pages": 300}}, "'data.max_test_pages' must be >= 1 and needs 'data.test_datasets'"),
+        ({"data": {"split": "none", "test_datasets": ["x"], "max_test_pages": 0}}, "'data.max_test_pages' must be"),
         ({"name": "../../etc/x"}, "'name' must be a plain name"),
     ],
 )

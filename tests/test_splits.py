@@ -51,3 +51,19 @@ def test_site_folds_test_every_site_once_and_never_train_on_it(seed):
         assert len(train) + len(test) == len(pages)
     with pytest.raises(ValueError, match="n_folds must be in"):
         site_folds(pages, 8)
+
+
+def test_max_test_pages_samples_the_test_datasets_only():
+    from conftest import SAMPLE_SHOP
+
+    from mainentity.config import DataConfig
+    from mainentity.loading import load_run_pages
+
+    data = DataConfig(datasets=(str(SAMPLE_SHOP),), split="none", test_datasets=(str(SAMPLE_SHOP),))
+    (train, test), = load_run_pages(data).folds
+    (train_cut, test_cut), = load_run_pages(DataConfig(**{**data.__dict__, "max_test_pages": 10})).folds
+    assert len(train_cut) == len(train) == len(test) == 42 and len(test_cut) == 10
+    assert {(p.site_id, p.path) for p in test_cut} <= {(p.site_id, p.path) for p in test}
+    # a seeded sample: the same pages every run
+    (_, again), = load_run_pages(DataConfig(**{**data.__dict__, "max_test_pages": 10})).folds
+    assert [p.path for p in again] == [p.path for p in test_cut]
