@@ -52,7 +52,7 @@ from mainentity.features.candidates import page_candidates, page_title_segments
 from mainentity.features.generic_titles import short_link_texts, with_generic_title
 from mainentity.features.jsonld import jsonld_titles
 from mainentity.features.labels import main_entity_labels
-from mainentity.features.site import IS_LABEL, SITE_FEATURES, SiteProfile, site_profile, slot_of
+from mainentity.features.site import HOLDS_LABEL, IS_LABEL, SITE_FEATURES, SiteProfile, site_profile, slot_of
 from mainentity.features.split_headings import split_heading_copies
 from mainentity.features.transfer import MONOTONIC_FEATURES, TRANSFER_FEATURES, candidate_features
 from mainentity.models.calibration import DoubtCalibrator
@@ -89,6 +89,23 @@ def _shows_main_entity(document: Document) -> bool:
     rendered = document.rendered
     texts = [block.text for block in (*rendered.blocks, *rendered.segments) if not block.hidden]
     return bool(texts) and bool(main_entity_labels(texts, document.page.main_entity).any())
+
+
+def _below_own_text(slots: Sequence[str], scores: np.ndarray) -> None:
+    """In place: each merged block that holds a label (vote slot ``S + HOLDS_LABEL``) scores just under the
+    best candidate of slot ``S``, the block's own text without the label, when the page has one.
+
+    >>> scores = np.array([2.0, 5.0, -1.0])
+    >>> _below_own_text(["h2|block|24.0|700", "h2|block|24.0|700" + HOLDS_LABEL, "h2/span|block|24.0|700"], scores)
+    >>> scores.tolist()
+    [2.0, 1.999999, -1.0]
+    """
+    own: dict[str, float] = {}
+    for slot, score in zip(slots, scores, strict=True):
+        own[slot] = max(own.get(slot, -np.inf), score)
+    for i, slot in enumerate(slots):
+        if slot.endswith(HOLDS_LABEL) and slot[:-len(HOLDS_LABEL)] in own:
+            scores[i] = min(scores[i], own[slot[:-len(HOLDS_LABEL)]] - 1e-6)
 
 
 class GeneralRecognizer(Recognizer):
@@ -502,6 +519,9 @@ class GeneralRecognizer(Recognizer):
         (:meth:`~mainentity.features.site.SiteProfile.vote_slots`) and their scores. A label text (vote slot
         ending in :data:`~mainentity.features.site.IS_LABEL`: "(Mass Market Paperback)" on 500 pages of a
         shop) is the template's, never the entity's: its score drops under the page's lowest other score.
+        A label is not part of the name it labels either: a merged block that holds one (vote slot ending in
+        :data:`~mainentity.features.site.HOLDS_LABEL`) scores under its own text without it, where the page
+        has that text as a candidate (a book's title beside "(Paperback)", a headline beside its kicker).
         """
         pages = [(slots, scores) for slots, scores in site_scored if len(slots)]
         if len(pages) < self.vote_min_pages:
@@ -510,6 +530,7 @@ class GeneralRecognizer(Recognizer):
             is_label = np.fromiter((slot.endswith(IS_LABEL) for slot in slots), bool, len(slots))
             if is_label.any() and not is_label.all():
                 scores[is_label] = np.minimum(scores[is_label], scores[~is_label].min() - 1.0)
+            _below_own_text(slots, scores)
         votes = Counter(slots[int(np.argmax(scores))] for slots, scores in pages)
         slot, count = votes.most_common(1)[0]
         if count < self.vote_share * len(pages):
