@@ -212,6 +212,36 @@ def kicker_news_pages() -> list[Page]:
     return pages
 
 
+RECIPES = [("Lemon Tart", "Easy 5-Ingredient Recipe", "🍋"), ("Harbor Grill Fish Stew", "Ready in 40 Minutes", "🐟")]
+
+
+def recipe_page(name: str, extra: str, mark: str) -> Page:
+    """A recipe blog's post: a headline that wraps the dish's name in extra words and an emoji, a recipe card
+    lower down, and schema.org Recipe data that names the dish."""
+    slug = name.lower().replace(" ", "-")
+    data = {"@context": "https://schema.org", "@type": "Recipe", "name": name,
+            "author": {"@type": "Person", "name": "Jo Baker"}, "recipeYield": "8"}
+    html = (f"<!DOCTYPE html><html><head><title>{name} ({extra}) - Crumbs and Co</title>"
+            f"<script type='application/ld+json'>{json.dumps(data)}</script>"
+            "<style>body{font-family:sans-serif;font-size:16px} h1{font-size:34px} .card h2{font-size:22px}</style>"
+            "</head><body><header><a href='/' style='font-size:26px;font-weight:bold'>Crumbs and Co</a>"
+            " <a href='/recipes'>Recipes</a> <a href='/about'>About</a></header>"
+            f"<article><h1>{name} ({extra}) {mark}</h1><p>By Jo Baker · 12 May</p>"
+            + "<p>This is the one I make every spring when the first fruit comes in. " * 6 + "</p>"
+            f"<div class='card'><h2>{name}</h2><p>Serves 8 · 40 minutes</p><ul><li>Butter</li><li>Flour</li>"
+            "<li>Sugar</li></ul></div></article><footer>Crumbs and Co</footer></body></html>")
+    return Page(f"own-recipe-{slug}", f"recipes/{slug}.html", f"https://crumbs.example/recipes/{slug}", html, (name,))
+
+
+# A lone entity page whose headline wraps the entity's name: the name its structured data and its card give,
+# shown inside the headline, is a candidate (features.candidates.title_segment_candidates' names) and wins.
+@pytest.mark.parametrize("recipe", RECIPES, ids=[recipe[0] for recipe in RECIPES])
+def test_an_entity_page_is_named_by_its_entity_not_its_blog_headline(general_model, render_cache_dir, recipe):
+    page = recipe_page(*recipe)
+    prediction = answer(general_model, [page], render_cache_dir)[0]
+    assert prediction.main_entity == page.main_entity[0], (prediction.main_entity, prediction.candidates)
+
+
 # The bookshop's heading holds a smaller format note in a span of its own: its few values ("(Paperback)",
 # "(Hardcover)") make that span a label slot, and the heading merged with it is voted on apart from the
 # title alone (SiteProfile.vote_slots), so the site vote moves the page that liked the note to its title.

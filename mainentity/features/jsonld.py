@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 
-__all__ = ["jsonld_titles"]
+__all__ = ["ENTITY_TYPES", "jsonld_entity_names", "jsonld_titles"]
 
 _JSON_LD = re.compile(r"<script[^>]*application/ld\+json[^>]*>(.*?)</script>", re.IGNORECASE | re.DOTALL)
 _JSON_LD_SKIP_TYPES = {
@@ -48,6 +48,50 @@ def jsonld_titles(html: str, limit: int = 20) -> list[str]:
                     found.append(value.strip())
             for key, value in node.items():
                 if isinstance(value, (dict, list)) and key not in ("publisher", "author", "breadcrumb", "isPartOf"):
+                    walk(value, depth + 1)
+
+    for match in _JSON_LD.finditer(html):
+        try:
+            walk(json.loads(match.group(1)), 0)
+        except (ValueError, RecursionError):
+            continue
+    return list(dict.fromkeys(found))
+
+
+#: schema.org types of things a page can be about (not an article about them): their ``name`` is the thing's.
+ENTITY_TYPES = frozenset({
+    "recipe", "product", "productmodel", "book", "movie", "tvseries", "musicalbum", "musicrecording", "videogame",
+    "softwareapplication", "mobileapplication", "course", "event", "restaurant", "foodestablishment", "bakery",
+    "cafeorcoffeeshop", "barorpub", "localbusiness", "store", "hotel", "lodgingbusiness", "touristattraction",
+    "museum", "park", "vehicle", "car", "game",
+})
+
+
+def jsonld_entity_names(html: str, limit: int = 5) -> list[str]:
+    """``name`` values of the page's JSON-LD objects of an :data:`ENTITY_TYPES` type (a recipe, a product, a
+    venue: what the page is about, in the publisher's words), in order, at most ``limit``.
+
+    >>> jsonld_entity_names('<script type="application/ld+json">[{"@type": "Recipe", "name": "Lemon Tart"},'
+    ...                     ' {"@type": "BlogPosting", "headline": "Lemon Tart (Easy)", "name": "Lemon Tart (Easy)"}]'
+    ...                     '</script>')
+    ['Lemon Tart']
+    """
+    found: list[str] = []
+
+    def walk(node, depth: int) -> None:
+        if len(found) >= limit or depth > 6:
+            return
+        if isinstance(node, list):
+            for item in node:
+                walk(item, depth + 1)
+        elif isinstance(node, dict):
+            types = node.get("@type", "")
+            types = {str(t).lower() for t in (types if isinstance(types, list) else [types])}
+            name = node.get("name")
+            if types & ENTITY_TYPES and isinstance(name, str) and name.strip():
+                found.append(name.strip())
+            for value in node.values():
+                if isinstance(value, (dict, list)):
                     walk(value, depth + 1)
 
     for match in _JSON_LD.finditer(html):

@@ -323,12 +323,12 @@ def _barely_holds(squashed: str, name: str) -> bool:
     return name in squashed and len(squashed) <= len(name) + 8
 
 
-def _holds_words(text: str, part: str) -> bool:
+def holds_words(text: str, part: str) -> bool:
     """Whether ``part`` occurs in ``text`` as whole words, not inside one.
 
-    >>> _holds_words("google - site reliability engineering", "site reliability")
+    >>> holds_words("google - site reliability engineering", "site reliability")
     True
-    >>> _holds_words("google - site reliability engineering", "n")
+    >>> holds_words("google - site reliability engineering", "n")
     False
     """
     start = text.find(part)
@@ -485,7 +485,7 @@ def _title_columns(
     last_keys = {normalize_text(pieces[-1]) for pieces in split_titles if len(pieces) >= 2}
     columns["title_last_segment"] = np.array([key in last_keys for key in normalized], dtype=float)
     all_titles = "\n".join(title_keys)  # normalised texts hold no newline: one substring test rules most out
-    columns["in_title"] = np.array([key in all_titles and any(_holds_words(title, key) for title in title_keys)
+    columns["in_title"] = np.array([key in all_titles and any(holds_words(title, key) for title in title_keys)
                                     for key in normalized], dtype=float)
     columns["title_precision"] = np.array([len(t & title_terms) / len(t) if t else 0.0 for t in terms])
     columns["meta_dice"], columns["jsonld_dice"] = dice[:, 2], dice[:, 3]

@@ -6,12 +6,15 @@ Built for sites no label and no training run has touched. For each page:
 2. features that mean the same on every site (:mod:`mainentity.features.transfer`), including
    site-level ones counted over the pages of the page's site (:mod:`mainentity.features.site`);
 3. a :class:`~mainentity.models.ranker.CandidateRanker` scores them; the best is the answer;
-4. site-level inference (``site_vote``): a label text (a text a label slot of the site holds on several
+4. the thing a page is about (:func:`_name_the_entity`): an answer that holds, with more words, the name the
+   page's structured data gives its recipe, product or venue, where the page shows that name, gives way to
+   it;
+5. site-level inference (``site_vote``): a label text (a text a label slot of the site holds on several
    pages, :mod:`mainentity.features.site`) falls under the page's other candidates; on a site of several
    pages, the template slot that holds the
    answer on most pages wins a vote, and each page whose candidate in that slot scores within
    ``vote_margin`` of its best takes that candidate instead. No label is used;
-5. the answer's score is the calibrated probability that it is right, fitted on the answers a model
+6. the answer's score is the calibrated probability that it is right, fitted on the answers a model
    trained without them gives to held-out folds of the training pages: whole sites when the training
    data has several (so the mistakes it learns from are a new site's), else pages. By default the
    calibrator reads signals of doubt besides the ranker's score (:mod:`mainentity.recognizers.doubt`:
@@ -50,11 +53,11 @@ from sklearn.utils.validation import check_is_fitted
 
 from mainentity.features.candidates import page_candidates, page_title_segments
 from mainentity.features.generic_titles import short_link_texts, with_generic_title
-from mainentity.features.jsonld import jsonld_titles
+from mainentity.features.jsonld import jsonld_entity_names, jsonld_titles
 from mainentity.features.labels import main_entity_labels
 from mainentity.features.site import HOLDS_LABEL, IS_LABEL, SITE_FEATURES, SiteProfile, site_profile, slot_of
 from mainentity.features.split_headings import split_heading_copies
-from mainentity.features.transfer import MONOTONIC_FEATURES, TRANSFER_FEATURES, candidate_features
+from mainentity.features.transfer import MONOTONIC_FEATURES, TRANSFER_FEATURES, candidate_features, holds_words
 from mainentity.models.calibration import DoubtCalibrator
 from mainentity.models.ranker import AnswerCalibrator, CandidateRanker
 from mainentity.recognizers.base import Recognizer
@@ -89,6 +92,29 @@ def _shows_main_entity(document: Document) -> bool:
     rendered = document.rendered
     texts = [block.text for block in (*rendered.blocks, *rendered.segments) if not block.hidden]
     return bool(texts) and bool(main_entity_labels(texts, document.page.main_entity).any())
+
+
+def _name_the_entity(candidates: Sequence[TextBlock], scores: np.ndarray, names: Sequence[str]) -> None:
+    """In place: when the best candidate holds, with more words, a name the page's structured data gives a thing
+    (:func:`~mainentity.features.jsonld.jsonld_entity_names`: ``Recipe.name`` "Lemon Tart" in the headline
+    "Lemon Tart (Easy 5-Ingredient Recipe)"), and the page shows that name as a candidate of its own, that
+    candidate becomes the best: the main entity is the thing, as its publisher names it and the page shows it.
+    Structured data that the page does not show, or that the answer does not hold, changes nothing.
+
+    >>> blocks = [TextBlock(t, "h1", "p", 30, 700, True, 0, 0, 9, 9) for t in ("Lemon Tart (Easy)", "Lemon Tart")]
+    >>> scores = np.array([3.0, 1.0])
+    >>> _name_the_entity(blocks, scores, ["Lemon Tart"]); scores.tolist()
+    [3.0, 3.000001]
+    """
+    if not names or not len(scores):
+        return
+    best = int(np.argmax(scores))
+    answer = normalize_text(candidates[best].text)
+    keys = {normalize_text(name) for name in names} - {answer}
+    shown = [i for i, candidate in enumerate(candidates)
+             if normalize_text(candidate.text) in keys and holds_words(answer, normalize_text(candidate.text))]
+    if shown:
+        scores[max(shown, key=lambda i: scores[i])] = scores[best] + 1e-6
 
 
 def _below_own_text(slots: Sequence[str], scores: np.ndarray) -> None:
@@ -151,7 +177,7 @@ class GeneralRecognizer(Recognizer):
         Share of the training sites one page of which is added again with its main-entity heading set
         over two lines (:func:`mainentity.features.split_headings.split_heading_copies`). 0 adds none.
     site_vote : bool, default True
-        Site-level inference (step 4).
+        Site-level inference (step 5).
     vote_min_pages : int, default 3
         Sites with fewer pages are not voted on.
     vote_share : float, default 0.5
@@ -416,6 +442,8 @@ class GeneralRecognizer(Recognizer):
             ranker = self._ranker().fit(X[~held], y[~held], groups[~held])
             pages = [int(page) for page, row in zip(page_ids, first_rows, strict=True) if folds[row] == fold]
             scores = dict(zip(pages, self._scores([features[page][1] for page in pages], ranker), strict=True))
+            for page in pages:
+                _name_the_entity(features[page][0], scores[page], jsonld_entity_names(documents[page].page.html))
             if self.site_vote:
                 for site in _by_site([documents[page] for page in pages], [site_keys[page] for page in pages]).values():
                     self._vote([(features[pages[k]][2], scores[pages[k]]) for k in site])
@@ -498,6 +526,8 @@ class GeneralRecognizer(Recognizer):
         """:meth:`candidate_scores` with each page's candidate features too."""
         featured = self._page_candidates(documents)
         scores = self._scores([x for _, x, _ in featured])
+        for document, (candidates, _, _), page_scores in zip(documents, featured, scores, strict=True):
+            _name_the_entity(candidates, page_scores, jsonld_entity_names(document.page.html))
         if self.site_vote:
             for indices in _by_site(documents).values():
                 self._vote([(featured[i][2], scores[i]) for i in indices])
@@ -619,6 +649,8 @@ class GeneralRecognizer(Recognizer):
         candidates, slots = self._site_candidates(site)
         features = self._features(site, candidates, slots, statistics)
         scores = self._scores(features) if site else []
+        for document, page, page_scores in zip(site, candidates, scores, strict=True):
+            _name_the_entity(page, page_scores, jsonld_entity_names(document.page.html))
         vote_slots = [statistics.vote_slots(page, page_slots)
                       for page, page_slots in zip(candidates, slots, strict=True)]
         for i, *page in zip(renderable, candidates, vote_slots, scores, features, strict=True):
