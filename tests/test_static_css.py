@@ -30,7 +30,9 @@ _AROUND = (
     "@import 'a.css';", "@layer base{p{font-size:3px}}", "@layer x;", "@font-face{font-family:x;src:url(a.woff)}",
     "@page{margin:0}", "}", ")", "]", "'unclosed\n", "\"str}\"", "#url(a{b)", "@url(x{y)", "x\\ url(a{b)",
     "\\75 rl(a{b)", "url(a b{)", "\r\n", "\f", "\0", ";", "@supports (display:grid){.g{display:grid}}",
-    "u\\72l(a{)", "/* unclosed comment",
+    "u\\72l(a{)", "/* unclosed comment", "@media (max-width:767px){p{color:red}}", "@media print,screen{b{color:red}}",
+    "@media/**/print{p{color:red}}", "@media 'x'{p{color:red}}", "@media print{@layer y{p{color:red}}}",
+    "@media(min-width:48em){a{top:0}}", "@media\\ x{p{color:red}}", "<!--url(a b{)", "x-->url(a{b)",
 )
 _ENDINGS = ("", "<![CDATA[", "p{color:red", "a[", "@media x{", "(", "p{x:url(", "'")
 
@@ -71,6 +73,19 @@ def test_only_rules_without_kept_declarations_are_cut():
     assert without_unkept_rules(sheet) == "  p { color: red }   @page{margin:0} b{Top:0}"
     assert compile_sheet(sheet) == _full_parse(sheet)
     assert [item[1] for item in compile_sheet(sheet)] == ["p", "b"]
+
+
+def test_kept_rules_keep_only_their_kept_declarations():
+    sheet = "a{margin:0;COLOR : red ;x:url(a;b);top:1px!important} b{*color:red;font:menu}"
+    assert without_unkept_rules(sheet) == "a{COLOR : red ;top:1px!important}  b{font:menu} "
+    assert compile_sheet(sheet) == _full_parse(sheet) == (
+        ("rule", "a", (0, 0, 1), (("color", "red", False), ("top", "1px", True)), 0),)
+
+
+def test_a_media_block_whose_query_does_not_apply_is_emptied():
+    sheet = "@media print{p{color:red}} @media (max-width:767px){@layer x{a{color:red}}} @media screen{b{top:0}}"
+    assert without_unkept_rules(sheet) == "@media print{} @media (max-width:767px){} @media screen{b{top:0}}"
+    assert compile_sheet(sheet) == _full_parse(sheet) == (("rule", "b", (0, 0, 1), (("top", "0", False),), 0),)
 
 
 def test_a_prelude_left_open_is_no_rule_and_cuts_the_rest():

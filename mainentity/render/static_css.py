@@ -23,12 +23,12 @@ the order of layered ``!important`` declarations.
 
 A large style sheet costs its tokenizing by tinycss2 (pure Python, about 1 ms per 1-2 KB of CSS) the
 first time; compiled sheets are memoised by content (:func:`compile_sheet`), so a site's sheets are
-read once per process. Before tokenizing, the top-level style rules that declare none of
-:data:`PROPERTIES` (and a rule whose prelude is left open to the end, with the rest of the sheet) are cut
-from the text by a scan that finds rule boundaries as tinycss2 does (:func:`without_unkept_rules`): on
-the lone pages of readability-realworld and postlight-half that is 47% of their style sheets' text, the
-same rules compiled (``tests/test_static_css.py``, ``benchmarks/static_identity.py``). Selectors are
-parsed once per process (:func:`_selector`).
+read once per process. Before tokenizing, the declarations of other properties than :data:`PROPERTIES`
+in top-level style rules, the rules left with none, and a rule whose prelude is left open to the end
+(with the rest of the sheet) are cut from the text by a scan that finds rule and declaration boundaries
+as tinycss2 does (:func:`without_unkept_rules`), the same rules compiled (``tests/test_static_css.py``,
+``benchmarks/static_identity.py``); so is the content of an ``@media`` block whose query does not apply.
+Selectors are parsed once per process (:func:`_selector`).
 """
 
 from __future__ import annotations
@@ -393,15 +393,13 @@ class Cascade:
         return matched
 
 
-#: CSS white space once newlines are normalised (CSS Syntax 3, section 3.3), as tinycss2 has it.
-_CSS_SPACE = " \t\n"
 #: One step of the scan of a style sheet (:func:`without_unkept_rules`): a comment (to ``*/`` or the end), a
 #: string (to its quote, an unescaped newline or the end), an escape, a bracket, a semicolon, ``url(`` that
-#: starts a URL token (no name character, ``#``, ``@`` or backslash before it), a run of other characters,
-#: or one character. tinycss2's tokenizer consumes the same characters into each of these.
+#: starts a URL token (no name character, ``#``, ``@`` or backslash before it, or ``<!--`` or ``-->``), a run
+#: of other characters, or one character. tinycss2's tokenizer consumes the same characters into each of these.
 _SCAN = re.compile(
     r"/\*(?:.*?\*/|.*\Z)|\"(?:[^\"\\\n]|\\[\s\S])*\"?|'(?:[^'\\\n]|\\[\s\S])*'?|\\[^\n]|[{}()\[\];]"
-    r"|(?<![A-Za-z0-9_\-\\#@\u0080-\U0010ffff])[uU][rR][lL]\(|[^/\"'\\{}()\[\];uU]+|[\s\S]",
+    r"|(?:(?<![A-Za-z0-9_\-\\#@\u0080-\U0010ffff])|(?<=<!--)|(?<=-->))[uU][rR][lL]\(|[^/\"'\\{}()\[\];uU]+|[\s\S]",
     re.S,
 )
 #: What may follow ``url(``: a quote (a ``url()`` function holding a string) or a plain URL token.
@@ -417,6 +415,9 @@ _ESCAPED_FUNCTION = re.compile(rf"{_ESCAPE}(?:[A-Za-z0-9_\-\u0080-\U0010ffff]|{_
 _KEPT_DECLARATION = re.compile(
     r"(?:^|;)[ \t\n]*(?:" + "|".join(sorted(PROPERTIES | {"font", "overflow"}, key=len, reverse=True))
     + r")[ \t\n]*:", re.I)
+#: A kept declaration at the start of one piece of a block's content.
+_KEPT_START = re.compile(_KEPT_DECLARATION.pattern.replace("(?:^|;)", "", 1), re.I)
+_AT_NAME = re.compile(r"@([A-Za-z0-9_\-]+)(?![\\\u0080-\U0010ffff])")
 _CLOSING = {"{": "}", "(": ")", "[": "]"}
 
 
@@ -456,14 +457,40 @@ def _component_end(css: str, pos: int) -> tuple[int, str]:
     return (-1 if closing else end), first
 
 
-def without_unkept_rules(css: str) -> str:
-    """A style sheet without its top-level style rules that declare none of :data:`PROPERTIES`: the rules
-    :func:`compile_sheet` would drop, cut before tinycss2 tokenizes them (its pure-Python tokenizer is most
-    of the time of a large sheet).
+def _kept_declarations(content: str) -> str:
+    """A style rule's block content (no comment, escape or nested block in it) with only its declarations
+    of kept properties: the pieces between its top-level semicolons are parsed one by one (CSS Syntax 3,
+    section 5.4.5), so the others can go."""
+    pieces, start, pos = [], 0, 0
+    while pos < len(content):
+        end, first = _component_end(content, pos)
+        if first == ";" or end == len(content):
+            piece = content[start:end]
+            if _KEPT_START.match(piece):
+                pieces.append(piece)
+            start = end
+        pos = end
+    return "".join(pieces)
 
-    A top-level qualified rule is cut (replaced by a space) when its block holds no comment, escape or
-    nested block and no declaration of a kept property (or of ``font``/``overflow``) at its start or after
-    a semicolon; a rule whose prelude holds a bracket left open to the end (``<![CDATA[`` before a page's
+
+def _media_block_applies(css: str, start: int, block_start: int) -> bool:
+    """``False`` for an ``@media`` rule at ``start`` (its block at ``block_start``) whose query does not
+    apply at the renderer's viewport (:func:`compile_sheet` skips its content), else ``True``."""
+    keyword = _AT_NAME.match(css, start)
+    if keyword is None or keyword.end() > block_start or keyword.group(1).lower() != "media":
+        return True
+    prelude = tinycss2.parse_component_value_list(css[keyword.end() : block_start], skip_comments=True)
+    return media_applies(tinycss2.serialize(prelude))
+
+
+def without_unkept_rules(css: str) -> str:
+    """A style sheet without the top-level style rules and declarations that :func:`compile_sheet` would
+    drop (those of properties outside :data:`PROPERTIES`), cut before tinycss2 tokenizes them (its
+    pure-Python tokenizer is most of the time of a large sheet).
+
+    A top-level qualified rule whose block holds no comment, escape or nested block keeps only its
+    declarations of kept properties (or of ``font``/``overflow``), and is cut (replaced by a space) when it
+    has none; a rule whose prelude holds a bracket left open to the end (``<![CDATA[`` before a page's
     rules) is no rule, and is cut with the rest of the sheet; at-rules, a block left open at the end and
     everything between rules stay. Rule boundaries
     are found as tinycss2 finds them (CSS Syntax 3: comments, strings, escapes, URL tokens, brackets);
@@ -482,8 +509,8 @@ def without_unkept_rules(css: str) -> str:
 
     Examples
     --------
-    >>> without_unkept_rules("a { margin: 0 } p { color: red } @media print { b { top: 0 } }")
-    '  p { color: red } @media print { b { top: 0 } }'
+    >>> without_unkept_rules("a { margin: 0 } p { color: red; margin: 0 } @media print { b { top: 0 } }")
+    '  p { color: red;}  @media print {}'
     """
     css = css.replace("\0", "\ufffd").replace("\r\n", "\n").replace("\r", "\n").replace("\f", "\n")
     if _ESCAPED_FUNCTION.search(css):
@@ -509,11 +536,17 @@ def without_unkept_rules(css: str) -> str:
                 break
             if pos < 0:  # a rule's block or an at-rule left open to the end stays as it is
                 break
-            content = css[block_start + 1 : pos - 1]
-            if (first != "{" or at_rule or "\\" in content or "/*" in content or "{" in content
-                    or _KEPT_DECLARATION.search(content)):
+            if at_rule and first == "{" and not _media_block_applies(css, start, block_start):
+                pieces.append(css[kept : block_start + 1] + "}")
+                kept = pos
                 continue
-            pieces.append(css[kept:start])
+            content = css[block_start + 1 : pos - 1]
+            if first != "{" or at_rule or "\\" in content or "/*" in content or "{" in content:
+                continue
+            declarations = _kept_declarations(content) if _KEPT_DECLARATION.search(content) else ""
+            if declarations == content:
+                continue
+            pieces.append(css[kept:start] if not declarations else css[kept : block_start + 1] + declarations + "}")
             pieces.append(" ")
             kept = pos
     except _NotFollowed:
