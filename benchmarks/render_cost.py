@@ -49,8 +49,8 @@ def labeled_pages(dataset: Path) -> list[tuple[str, str, Path, str, list[str]]]:
     return pages
 
 
-def run_peer(name: str, dataset: Path, out: Path) -> None:
-    """The peer's title of every page, as JSON lines ``{"site_id", "path", "main_entity"}``."""
+def peer_title(name: str):
+    """``title(html_bytes, url) -> str``: the peer's title of one page, as the peer is called here."""
     if name == "trafilatura":
         from trafilatura import extract_metadata
 
@@ -62,8 +62,15 @@ def run_peer(name: str, dataset: Path, out: Path) -> None:
 
         def title(html: bytes, url: str) -> str:
             return Document(html, url=url).short_title() or ""
+    return title
+
+
+def run_peer(name: str, pages, out: Path) -> None:
+    """The peer's title of every page (``(site_id, path, file, url, ...)`` as :func:`labeled_pages` gives
+    them), as JSON lines ``{"site_id", "path", "main_entity"}``."""
+    title = peer_title(name)
     with out.open("w", encoding="utf-8") as file:
-        for site_id, path, page_file, url, _ in labeled_pages(dataset):
+        for site_id, path, page_file, url, *_ in pages:
             try:
                 answer = title(page_file.read_bytes(), url)
             except Exception:  # noqa: BLE001 - a peer that fails on a page answers nothing there
@@ -150,7 +157,7 @@ def main(argv=None) -> int:
     parser.add_argument("--out", help="also write the table to this Markdown file")
     args = parser.parse_args(argv)
     if args.peer:
-        run_peer(args.peer[0], Path(args.peer[1]), Path(args.peer[2]))
+        run_peer(args.peer[0], labeled_pages(Path(args.peer[1])), Path(args.peer[2]))
         return 0
     results = []
     for name in args.datasets:

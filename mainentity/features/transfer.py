@@ -246,6 +246,8 @@ def whole_share(candidates: Sequence[TextBlock], normalized: Sequence[str]) -> n
     if not wholes:
         return out
     for i, (candidate, text) in enumerate(zip(candidates, normalized, strict=True)):
+        if not candidate.height > 0:  # no box (a page read without layout): no line of a taller whole
+            continue
         path = candidate.dom_path
         while text and path:
             whole, height = wholes.get(path, ("", 0.0))

@@ -23,7 +23,12 @@ the order of layered ``!important`` declarations.
 
 A large style sheet costs its tokenizing by tinycss2 (pure Python, about 1 ms per 1-2 KB of CSS) the
 first time; compiled sheets are memoised by content (:func:`compile_sheet`), so a site's sheets are
-read once per process.
+read once per process. Before tokenizing, the declarations of other properties than :data:`PROPERTIES`
+in top-level style rules, the rules left with none, and a rule whose prelude is left open to the end
+(with the rest of the sheet) are cut from the text by a scan that finds rule and declaration boundaries
+as tinycss2 does (:func:`without_unkept_rules`), the same rules compiled (``tests/test_static_css.py``,
+``benchmarks/static_identity.py``); so is the content of an ``@media`` block whose query does not apply.
+Selectors are parsed once per process (:func:`_selector`).
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from urllib.parse import urljoin
 import tinycss2
 from cssselect2.parser import SelectorError
 from cssselect2.parser import parse as parse_selectors
+from tinycss2.bytes import decode_stylesheet_bytes
 
 from mainentity.sitedump import SubresourceSource
 
@@ -387,6 +393,168 @@ class Cascade:
         return matched
 
 
+#: One step of the scan of a style sheet (:func:`without_unkept_rules`): a comment (to ``*/`` or the end), a
+#: string (to its quote, an unescaped newline or the end), an escape, a bracket, a semicolon, ``url(`` that
+#: starts a URL token (no name character, ``#``, ``@`` or backslash before it, or ``<!--`` or ``-->``), a run
+#: of other characters, or one character. tinycss2's tokenizer consumes the same characters into each of these.
+_SCAN = re.compile(
+    r"/\*(?:.*?\*/|.*\Z)|\"(?:[^\"\\\n]|\\[\s\S])*\"?|'(?:[^'\\\n]|\\[\s\S])*'?|\\[^\n]|[{}()\[\];]"
+    r"|(?:(?<![A-Za-z0-9_\-\\#@\u0080-\U0010ffff])|(?<=<!--)|(?<=-->))[uU][rR][lL]\(|[^/\"'\\{}()\[\];uU]+|[\s\S]",
+    re.S,
+)
+#: What may follow ``url(``: a quote (a ``url()`` function holding a string) or a plain URL token.
+_URL_REST = re.compile(r"[ \t\n]*(?:([\"'])|[^ \t\n\"'()\\\x00-\x08\x0b\x0e-\x1f\x7f]*[ \t\n]*\))")
+#: Between rules: white space, comments, ``<!--`` and ``-->``.
+_BETWEEN_RULES = re.compile(r"(?:[ \t\n]+|/\*(?:.*?\*/|.*\Z)|<!--|-->)+", re.S)
+_AT_KEYWORD = re.compile(r"@(?:-?(?:[A-Za-z_\u0080-\U0010ffff]|\\[^\n])|--)")
+#: An escape in a name before ``(``: the name may be ``url`` (``u\72l(``), which the scan would not see.
+_ESCAPE = r"\\(?:[0-9a-fA-F]{1,6}[ \t\n]?|[^\n])"
+_ESCAPED_FUNCTION = re.compile(rf"{_ESCAPE}(?:[A-Za-z0-9_\-\u0080-\U0010ffff]|{_ESCAPE})*\(")
+#: A declaration of a kept property (or of the shorthands expanded into them) at the start of a block's
+#: content or after a semicolon.
+_KEPT_DECLARATION = re.compile(
+    r"(?:^|;)[ \t\n]*(?:" + "|".join(sorted(PROPERTIES | {"font", "overflow"}, key=len, reverse=True))
+    + r")[ \t\n]*:", re.I)
+#: A kept declaration at the start of one piece of a block's content.
+_KEPT_START = re.compile(_KEPT_DECLARATION.pattern.replace("(?:^|;)", "", 1), re.I)
+_AT_NAME = re.compile(r"@([A-Za-z0-9_\-]+)(?![\\\u0080-\U0010ffff])")
+_CLOSING = {"{": "}", "(": ")", "[": "]"}
+
+
+class _NotFollowed(Exception):
+    """The scan met a construct it does not follow; the sheet is parsed whole."""
+
+
+def _component_end(css: str, pos: int) -> tuple[int, str]:
+    """``(end, first)``: the end of the component value at ``pos`` (a whole block for a bracket) and its
+    first scan step; ``end`` is ``-1`` for a block the sheet leaves open."""
+    first = _SCAN.match(css, pos).group()
+    end = pos + len(first)
+    if first.lower() == "url(":
+        rest = _URL_REST.match(css, end)
+        if rest is None:
+            raise _NotFollowed
+        if rest.group(1) is None:
+            return rest.end(), first
+    elif first not in _CLOSING:
+        return end, first
+    closing = [")" if first.lower() == "url(" else _CLOSING[first]]
+    while closing and end < len(css):
+        step = _SCAN.match(css, end).group()
+        end += len(step)
+        if step == closing[-1]:
+            closing.pop()
+        elif step in _CLOSING:
+            closing.append(_CLOSING[step])
+        elif step.lower() == "url(":
+            rest = _URL_REST.match(css, end)
+            if rest is None:
+                raise _NotFollowed
+            if rest.group(1) is None:
+                end = rest.end()
+            else:
+                closing.append(")")
+    return (-1 if closing else end), first
+
+
+def _kept_declarations(content: str) -> str:
+    """A style rule's block content (no comment, escape or nested block in it) with only its declarations
+    of kept properties: the pieces between its top-level semicolons are parsed one by one (CSS Syntax 3,
+    section 5.4.5), so the others can go."""
+    pieces, start, pos = [], 0, 0
+    while pos < len(content):
+        end, first = _component_end(content, pos)
+        if first == ";" or end == len(content):
+            piece = content[start:end]
+            if _KEPT_START.match(piece):
+                pieces.append(piece)
+            start = end
+        pos = end
+    return "".join(pieces)
+
+
+def _media_block_applies(css: str, start: int, block_start: int) -> bool:
+    """``False`` for an ``@media`` rule at ``start`` (its block at ``block_start``) whose query does not
+    apply at the renderer's viewport (:func:`compile_sheet` skips its content), else ``True``."""
+    keyword = _AT_NAME.match(css, start)
+    if keyword is None or keyword.end() > block_start or keyword.group(1).lower() != "media":
+        return True
+    prelude = tinycss2.parse_component_value_list(css[keyword.end() : block_start], skip_comments=True)
+    return media_applies(tinycss2.serialize(prelude))
+
+
+def without_unkept_rules(css: str) -> str:
+    """A style sheet without the top-level style rules and declarations that :func:`compile_sheet` would
+    drop (those of properties outside :data:`PROPERTIES`), cut before tinycss2 tokenizes them (its
+    pure-Python tokenizer is most of the time of a large sheet).
+
+    A top-level qualified rule whose block holds no comment, escape or nested block keeps only its
+    declarations of kept properties (or of ``font``/``overflow``), and is cut (replaced by a space) when it
+    has none; a rule whose prelude holds a bracket left open to the end (``<![CDATA[`` before a page's
+    rules) is no rule, and is cut with the rest of the sheet; at-rules, a block left open at the end and
+    everything between rules stay. Rule boundaries
+    are found as tinycss2 finds them (CSS Syntax 3: comments, strings, escapes, URL tokens, brackets);
+    a sheet with an escape in a function's name or a ``url(`` token that is not plain is returned whole.
+    Newlines are normalised as tinycss2 does (``\\r\\n``, ``\\r``, ``\\f`` to ``\\n``, NUL to U+FFFD).
+
+    Parameters
+    ----------
+    css : str
+        A style sheet's text.
+
+    Returns
+    -------
+    css : str
+        The text tinycss2 parses into the same rules with kept declarations, in the same order.
+
+    Examples
+    --------
+    >>> without_unkept_rules("a { margin: 0 } p { color: red; margin: 0 } @media print { b { top: 0 } }")
+    '  p { color: red;}  @media print {}'
+    """
+    css = css.replace("\0", "\ufffd").replace("\r\n", "\n").replace("\r", "\n").replace("\f", "\n")
+    if _ESCAPED_FUNCTION.search(css):
+        return css
+    pieces, kept, pos, n = [], 0, 0, len(css)
+    try:
+        while pos < n:
+            between = _BETWEEN_RULES.match(css, pos)
+            if between is not None:
+                pos = between.end()
+                continue
+            start, at_rule, first = pos, _AT_KEYWORD.match(css, pos) is not None, ""
+            while pos < n and not (first == "{" or first == ";" and at_rule):
+                block_start = pos
+                pos, first = _component_end(css, pos)
+                if pos < 0:  # a block left open holds the rest of the sheet
+                    break
+            if first != "{" and not at_rule:
+                # a style rule's prelude reaching the end is no rule (CSS Syntax 3, section 5.4.3): the rest
+                # is cut
+                pieces.append(css[kept:start])
+                kept = n
+                break
+            if pos < 0:  # a rule's block or an at-rule left open to the end stays as it is
+                break
+            if at_rule and first == "{" and not _media_block_applies(css, start, block_start):
+                pieces.append(css[kept : block_start + 1] + "}")
+                kept = pos
+                continue
+            content = css[block_start + 1 : pos - 1]
+            if first != "{" or at_rule or "\\" in content or "/*" in content or "{" in content:
+                continue
+            declarations = _kept_declarations(content) if _KEPT_DECLARATION.search(content) else ""
+            if declarations == content:
+                continue
+            pieces.append(css[kept:start] if not declarations else css[kept : block_start + 1] + declarations + "}")
+            pieces.append(" ")
+            kept = pos
+    except _NotFollowed:
+        pieces, kept = [], 0
+    pieces.append(css[kept:])
+    return "".join(pieces)
+
+
 @functools.lru_cache(maxsize=64)  # keyed by whole sheets: a few MB at most for typical sites
 def compile_sheet(source: str | bytes) -> tuple:
     """A style sheet's ``@import`` URLs and kept rules, in order, memoised by content (a site's style
@@ -410,10 +578,8 @@ def compile_sheet(source: str | bytes) -> tuple:
     ('rule', 'h1', (0, 0, 1), (('font-size', '3em', False),), 0)
     ('rule', '.x', (0, 1, 0), (('font-size', '3em', False),), 0)
     """
-    if isinstance(source, bytes):
-        rules, _ = tinycss2.parse_stylesheet_bytes(source, skip_comments=True, skip_whitespace=True)
-    else:
-        rules = tinycss2.parse_stylesheet(source, skip_comments=True, skip_whitespace=True)
+    text = decode_stylesheet_bytes(source)[0] if isinstance(source, bytes) else source
+    rules = tinycss2.parse_stylesheet(without_unkept_rules(text), skip_comments=True, skip_whitespace=True)
     items: list[tuple] = []
     _compile_rules(rules, items, 0, [0])
     return tuple(items)
@@ -459,15 +625,28 @@ def _selectors(prelude) -> list[tuple[str, tuple[int, int, int]]]:
     3.1), e.g. one with a ``-moz-`` or ``-ms-`` pseudo-class, which Chromium does not know."""
     selectors = []
     for selector in _split_selectors(prelude):
-        try:
-            parsed = list(parse_selectors(selector))
-        except SelectorError:
+        valid, specificity = _selector(selector)
+        if not valid:
             return []
-        if len(parsed) != 1 or _FOREIGN_PSEUDO.search(selector):
-            return []
-        if parsed[0].pseudo_element is None and not _USER_ACTION.search(selector):
-            selectors.append((selector, parsed[0].specificity))
+        if specificity is not None:
+            selectors.append((selector, specificity))
     return selectors
+
+
+@functools.lru_cache(maxsize=1 << 15)  # a selector recurs in a sheet's @media blocks and in other sheets
+def _selector(selector: str) -> tuple[bool, tuple[int, int, int] | None]:
+    """``(valid, specificity)`` of one complex selector: not valid when cssselect2 rejects it, it is a list or
+    it holds a ``-moz-``/``-ms-``/``-o-`` pseudo-class; specificity ``None`` when it selects a pseudo-element or
+    needs a user action (it then styles no text node of the renderer's page)."""
+    try:
+        parsed = list(parse_selectors(selector))
+    except SelectorError:
+        return False, None
+    if len(parsed) != 1 or _FOREIGN_PSEUDO.search(selector):
+        return False, None
+    if parsed[0].pseudo_element is None and not _USER_ACTION.search(selector):
+        return True, parsed[0].specificity
+    return True, None
 
 
 def _level(level: int, important: bool) -> int:
