@@ -12,7 +12,7 @@ pages rendered and the agreement with ``always``.
 
 Usage (from the repository root, ../shared beside it)::
 
-    python benchmarks/render_cost.py [--datasets christianbook readability sample] [--out FILE.md]
+    python benchmarks/render_cost.py [--datasets booksamillion christianbook readability sample] [--out FILE.md]
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 DATASETS = {
     "christianbook": REPO.parent / "shared" / "datasets" / "swde-book-christianbook",
+    "booksamillion": REPO.parent / "shared" / "datasets" / "swde-book-booksamillion",
     "readability": REPO.parent / "shared" / "datasets" / "readability-realworld",
     "sample": REPO / "datasets" / "sample-shop",
 }
