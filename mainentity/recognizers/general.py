@@ -117,21 +117,24 @@ def _name_the_entity(candidates: Sequence[TextBlock], scores: np.ndarray, names:
         scores[max(shown, key=lambda i: scores[i])] = scores[best] + 1e-6
 
 
-def _below_own_text(slots: Sequence[str], scores: np.ndarray) -> None:
-    """In place: each merged block that holds a label (vote slot ``S + HOLDS_LABEL``) scores just under the
-    best candidate of slot ``S``, the block's own text without the label, when the page has one.
+def _own_text_for_label_holder(slots: Sequence[str], scores: np.ndarray) -> None:
+    """In place: the best candidate of slot ``S`` (a block's own text) takes the place of a merged block that
+    holds a label (vote slot ``S + HOLDS_LABEL``) when that block scores higher, where the page has one: the
+    evidence for the heading is evidence for the name it shows, and the label beside it is not part of it.
 
     >>> scores = np.array([2.0, 5.0, -1.0])
-    >>> _below_own_text(["h2|block|24.0|700", "h2|block|24.0|700" + HOLDS_LABEL, "h2/span|block|24.0|700"], scores)
+    >>> _own_text_for_label_holder(["h2|block|24.0|700", "h2|block|24.0|700" + HOLDS_LABEL, "h2/span|block"], scores)
     >>> scores.tolist()
-    [2.0, 1.999999, -1.0]
+    [5.000001, 5.0, -1.0]
     """
-    own: dict[str, float] = {}
-    for slot, score in zip(slots, scores, strict=True):
-        own[slot] = max(own.get(slot, -np.inf), score)
+    best_of: dict[str, int] = {}
     for i, slot in enumerate(slots):
-        if slot.endswith(HOLDS_LABEL) and slot[:-len(HOLDS_LABEL)] in own:
-            scores[i] = min(scores[i], own[slot[:-len(HOLDS_LABEL)]] - 1e-6)
+        if slot not in best_of or scores[i] > scores[best_of[slot]]:
+            best_of[slot] = i
+    for i, slot in enumerate(slots):
+        own = best_of.get(slot[:-len(HOLDS_LABEL)]) if slot.endswith(HOLDS_LABEL) else None
+        if own is not None:
+            scores[own] = max(scores[own], scores[i] + 1e-6)
 
 
 class GeneralRecognizer(Recognizer):
@@ -549,9 +552,9 @@ class GeneralRecognizer(Recognizer):
         (:meth:`~mainentity.features.site.SiteProfile.vote_slots`) and their scores. A label text (vote slot
         ending in :data:`~mainentity.features.site.IS_LABEL`: "(Mass Market Paperback)" on 500 pages of a
         shop) is the template's, never the entity's: its score drops under the page's lowest other score.
-        A label is not part of the name it labels either: a merged block that holds one (vote slot ending in
-        :data:`~mainentity.features.site.HOLDS_LABEL`) scores under its own text without it, where the page
-        has that text as a candidate (a book's title beside "(Paperback)", a headline beside its kicker).
+        A label is not part of the name it labels either: where a merged block that holds one (vote slot
+        ending in :data:`~mainentity.features.site.HOLDS_LABEL`) scores higher than its own text without it,
+        the own text takes its score (a book's title beside "(Paperback)", a headline beside its kicker).
         """
         pages = [(slots, scores) for slots, scores in site_scored if len(slots)]
         if len(pages) < self.vote_min_pages:
@@ -560,7 +563,7 @@ class GeneralRecognizer(Recognizer):
             is_label = np.fromiter((slot.endswith(IS_LABEL) for slot in slots), bool, len(slots))
             if is_label.any() and not is_label.all():
                 scores[is_label] = np.minimum(scores[is_label], scores[~is_label].min() - 1.0)
-            _below_own_text(slots, scores)
+            _own_text_for_label_holder(slots, scores)
         votes = Counter(slots[int(np.argmax(scores))] for slots, scores in pages)
         slot, count = votes.most_common(1)[0]
         if count < self.vote_share * len(pages):
