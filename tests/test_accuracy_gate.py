@@ -5,9 +5,8 @@ five shared datasets together (the two one-site shops cut to a seeded sample of 
 to keep CI short), dealt into 5 folds of whole sites, each fold tested by a model trained on the other four
 (so each shop is tested by a model that saw the other shop but not it, as in the leave-one-dataset-out
 protocol). Figures are per dataset, over its pages in the folds that tested them. A change that loses accuracy
-fails here. Floors sit under the values measured when they were pinned (in the comments) by the noise
-measured over fold deals (:data:`NOISE`); raise a floor explicitly when the model gets better, and give a
-reason to lower one.
+fails here. Floors sit under the values measured when they were pinned (in the comments); raise a floor
+explicitly when the model gets better, and give a reason to lower one.
 
 The documents come through the path ``train`` takes (:func:`~mainentity.pipeline.render_all`: in the pages'
 order, whatever order rendering finishes in) and the recogniser is seeded, so a run's figures do not
@@ -34,13 +33,17 @@ SHOP_PAGES = 150
 DATASETS = {"christianbook": "swde-book-christianbook", "booksamillion": "swde-book-booksamillion",
             "readability": "readability-realworld", "fundus": "fundus-half", "postlight": "postlight-half"}
 
-# (ROUGE-1 F1, exact) floors per dataset; the measured values when pinned in the comments.
+# (ROUGE-1 F1, exact) floors per dataset; the measured values when pinned in the comments (2026-12-04, before the
+# site vote let a block's own text take the place of its label-holding merged block, which changed booksamillion's
+# answers only: 0.167 exact in this slice before that change; 0.987 exact on the same kind of fold after it,
+# measured outside this test). The margins (0.03-0.05 F1, 0.05-0.07 exact) are larger than the noise of a fold
+# deal would be, since the noise over deals was not measured: lower them to measured noise when it is.
 FLOORS = {
-    "christianbook": (0.97, 0.95),
-    "booksamillion": (0.93, 0.88),
-    "readability": (0.93, 0.87),
-    "fundus": (0.90, 0.72),
-    "postlight": (0.88, 0.80),
+    "christianbook": (0.95, 0.93),  # 1.000, 1.000
+    "booksamillion": (0.90, 0.85),  # 0.987 exact (see above)
+    "readability": (0.92, 0.88),  # 0.958, 0.935
+    "fundus": (0.90, 0.74),  # 0.941, 0.792
+    "postlight": (0.90, 0.85),  # 0.950, 0.916
 }
 
 
