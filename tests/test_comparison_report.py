@@ -111,7 +111,7 @@ def test_write_benchmark_report_files_and_tables(tmp_path):
     paths = write_benchmark_report(_per_page(), SPEED, tmp_path / "bench", title="Peers benchmark",
                                    command=COMMAND, versions=VERSIONS, n_resamples=200)
     assert set(paths) == {"report", "html", "f1_bars_svg", "f1_bars_png", "speed_accuracy_svg",
-                          "speed_accuracy_png", "disagreements", "summary"}
+                          "speed_accuracy_png", "disagreements", "summary", "trust"}
     assert all(path.is_file() and path.parent == tmp_path / "bench" for path in paths.values())
     for key in ("f1_bars_png", "speed_accuracy_png"):
         assert paths[key].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -24,7 +24,7 @@ from mainentity.cli import main
 GOLDEN = REPO / "tests" / "golden"
 
 #: SHA-256 of the sorted rows (newline after each) of the first 100 christianbook pages.
-CHRISTIANBOOK_100_SHA256 = "000957936acb477f4f09a0b0675a6b9bf22368e706ecd5b8f952a55202d68e2b"
+CHRISTIANBOOK_100_SHA256 = "9abbea905f6d7db0c272d86ebfcd6b6f672dfeaa1c61dd01459c78e353f2e495"
 
 
 def predicted_rows(inputs: Path, tmp_path: Path, monkeypatch) -> list[bytes]:

@@ -51,6 +51,7 @@ from mainentity.pipeline import (
     fit_model,
     predict_pages,
     render_all,
+    with_score_kind,
 )
 from mainentity.recognizers.peers import PEER_NAMES, PeerUnavailableError, peer_versions
 from mainentity.records import Document, Prediction
@@ -285,8 +286,9 @@ def _run_dataset(
                 n_test_documents = len(test_pages) - len({page_key(page) for page in test_pages}
                                                          & {(p.site_id, p.path) for p in failures})
                 with PeakRSS() as memory:
-                    predictions += predict_pages(model, test_pages, read=read, cleaners=cleaners,
-                                                 batch_size=max(1, n_test_documents), render_policy="always")
+                    predictions += [with_score_kind(prediction, model) for prediction in predict_pages(
+                        model, test_pages, read=read, cleaners=cleaners, batch_size=max(1, n_test_documents),
+                        render_policy="always")]
                 predict_s += memory.seconds
                 n_predicted += n_test_documents
                 peak_mb = max(peak_mb, memory.peak_mb)

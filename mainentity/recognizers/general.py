@@ -446,7 +446,7 @@ class GeneralRecognizer(Recognizer):
             pages = [int(page) for page, row in zip(page_ids, first_rows, strict=True) if folds[row] == fold]
             scores = dict(zip(pages, self._scores([features[page][1] for page in pages], ranker), strict=True))
             for page in pages:
-                _name_the_entity(features[page][0], scores[page], jsonld_entity_names(documents[page].page.html))
+                self._page_inference(features[page][0], features[page][2], scores[page], documents[page].page.html)
             if self.site_vote:
                 for site in _by_site([documents[page] for page in pages], [site_keys[page] for page in pages]).values():
                     self._vote([(features[pages[k]][2], scores[pages[k]]) for k in site])
@@ -529,8 +529,8 @@ class GeneralRecognizer(Recognizer):
         """:meth:`candidate_scores` with each page's candidate features too."""
         featured = self._page_candidates(documents)
         scores = self._scores([x for _, x, _ in featured])
-        for document, (candidates, _, _), page_scores in zip(documents, featured, scores, strict=True):
-            _name_the_entity(candidates, page_scores, jsonld_entity_names(document.page.html))
+        for document, (candidates, _, vote_slots), page_scores in zip(documents, featured, scores, strict=True):
+            self._page_inference(candidates, vote_slots, page_scores, document.page.html)
         if self.site_vote:
             for indices in _by_site(documents).values():
                 self._vote([(featured[i][2], scores[i]) for i in indices])
@@ -544,26 +544,34 @@ class GeneralRecognizer(Recognizer):
         bounds = np.cumsum([0] + [len(x) for x in features])
         return [all_scores[bounds[i]:bounds[i + 1]].copy() for i in range(len(features))]
 
+    def _page_inference(self, candidates: Sequence[TextBlock], slots: Sequence[str], scores: np.ndarray,
+                        html: str) -> None:
+        """In place, one page: its structured data's name (:func:`_name_the_entity`), and with ``site_vote`` its
+        site's labels. A label text (vote slot ending in :data:`~mainentity.features.site.IS_LABEL`: "(Mass
+        Market Paperback)" on 500 pages of a shop) is the template's, never the entity's: its score drops under
+        the page's lowest other score. A label is not part of the name it labels either: where a merged block
+        that holds one (vote slot ending in :data:`~mainentity.features.site.HOLDS_LABEL`) scores higher than
+        its own text without it, the own text takes its score (:func:`_own_text_for_label_holder`). Both read
+        the site's profile through the vote slots but change one page only, so a site scored in shards gets
+        them before its pages are trimmed (:meth:`score_shard`)."""
+        _name_the_entity(candidates, scores, jsonld_entity_names(html))
+        if not self.site_vote or not len(scores):
+            return
+        is_label = np.fromiter((slot.endswith(IS_LABEL) for slot in slots), bool, len(slots))
+        if is_label.any() and not is_label.all():
+            scores[is_label] = np.minimum(scores[is_label], scores[~is_label].min() - 1.0)
+        _own_text_for_label_holder(slots, scores)
+
     def _vote(self, site_scored: list[tuple[list[str], np.ndarray]]) -> None:
-        """Site-level inference, in place: set label texts under the page's other candidates, then move each
-        page's answer to the winning slot when close.
+        """Site-level inference, in place: move each page's answer to the winning slot when close.
 
         ``site_scored`` holds, per page of one site, its candidates' vote slots
-        (:meth:`~mainentity.features.site.SiteProfile.vote_slots`) and their scores. A label text (vote slot
-        ending in :data:`~mainentity.features.site.IS_LABEL`: "(Mass Market Paperback)" on 500 pages of a
-        shop) is the template's, never the entity's: its score drops under the page's lowest other score.
-        A label is not part of the name it labels either: where a merged block that holds one (vote slot
-        ending in :data:`~mainentity.features.site.HOLDS_LABEL`) scores higher than its own text without it,
-        the own text takes its score (a book's title beside "(Paperback)", a headline beside its kicker).
+        (:meth:`~mainentity.features.site.SiteProfile.vote_slots`) and their scores (after
+        :meth:`_page_inference`).
         """
         pages = [(slots, scores) for slots, scores in site_scored if len(slots)]
         if len(pages) < self.vote_min_pages:
             return
-        for slots, scores in pages:
-            is_label = np.fromiter((slot.endswith(IS_LABEL) for slot in slots), bool, len(slots))
-            if is_label.any() and not is_label.all():
-                scores[is_label] = np.minimum(scores[is_label], scores[~is_label].min() - 1.0)
-            _own_text_for_label_holder(slots, scores)
         votes = Counter(slots[int(np.argmax(scores))] for slots, scores in pages)
         slot, count = votes.most_common(1)[0]
         if count < self.vote_share * len(pages):
@@ -652,10 +660,10 @@ class GeneralRecognizer(Recognizer):
         candidates, slots = self._site_candidates(site)
         features = self._features(site, candidates, slots, statistics)
         scores = self._scores(features) if site else []
-        for document, page, page_scores in zip(site, candidates, scores, strict=True):
-            _name_the_entity(page, page_scores, jsonld_entity_names(document.page.html))
         vote_slots = [statistics.vote_slots(page, page_slots)
                       for page, page_slots in zip(candidates, slots, strict=True)]
+        for document, *page in zip(site, candidates, vote_slots, scores, strict=True):
+            self._page_inference(*page, document.page.html)
         for i, *page in zip(renderable, candidates, vote_slots, scores, features, strict=True):
             scored[i] = self._scored_page(documents[i].page, *page)
         return scored
