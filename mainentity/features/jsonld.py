@@ -21,6 +21,31 @@ _JSON_LD_SKIP_TYPES = {
 }
 
 
+def _objects(html: str, skip_keys: frozenset[str] = frozenset()):
+    """Each JSON-LD object of the page with its lower-cased ``@type`` set, depth first in document order (at most
+    6 levels deep; values under ``skip_keys`` not entered; unparsable scripts skipped)."""
+
+    def walk(node, depth: int):
+        if depth > 6:
+            return
+        if isinstance(node, list):
+            for item in node:
+                yield from walk(item, depth + 1)
+        elif isinstance(node, dict):
+            types = node.get("@type", "")
+            yield {str(t).lower() for t in (types if isinstance(types, list) else [types])}, node
+            for key, value in node.items():
+                if isinstance(value, (dict, list)) and key not in skip_keys:
+                    yield from walk(value, depth + 1)
+
+    for match in _JSON_LD.finditer(html):
+        try:
+            data = json.loads(match.group(1))
+        except (ValueError, RecursionError):
+            continue
+        yield from walk(data, 0)
+
+
 def jsonld_titles(html: str, limit: int = 20) -> list[str]:
     """``headline`` and ``name`` values of the page's JSON-LD objects, in order, at most ``limit``.
 
@@ -32,29 +57,13 @@ def jsonld_titles(html: str, limit: int = 20) -> list[str]:
     ['Know Your Bible']
     """
     found: list[str] = []
-
-    def walk(node, depth: int) -> None:
-        if len(found) >= limit or depth > 6:
-            return
-        if isinstance(node, list):
-            for item in node:
-                walk(item, depth + 1)
-        elif isinstance(node, dict):
-            types = node.get("@type", "")
-            types = {str(t).lower() for t in (types if isinstance(types, list) else [types])}
-            for key in ("headline", "name"):
-                value = node.get(key)
-                if isinstance(value, str) and value.strip() and (key == "headline" or not types & _JSON_LD_SKIP_TYPES):
-                    found.append(value.strip())
-            for key, value in node.items():
-                if isinstance(value, (dict, list)) and key not in ("publisher", "author", "breadcrumb", "isPartOf"):
-                    walk(value, depth + 1)
-
-    for match in _JSON_LD.finditer(html):
-        try:
-            walk(json.loads(match.group(1)), 0)
-        except (ValueError, RecursionError):
-            continue
+    for types, node in _objects(html, frozenset({"publisher", "author", "breadcrumb", "isPartOf"})):
+        for key in ("headline", "name"):
+            value = node.get(key)
+            if isinstance(value, str) and value.strip() and (key == "headline" or not types & _JSON_LD_SKIP_TYPES):
+                found.append(value.strip())
+        if len(found) >= limit:
+            break
     return list(dict.fromkeys(found))
 
 
@@ -76,27 +85,6 @@ def jsonld_entity_names(html: str, limit: int = 5) -> list[str]:
     ...                     '</script>')
     ['Lemon Tart']
     """
-    found: list[str] = []
-
-    def walk(node, depth: int) -> None:
-        if len(found) >= limit or depth > 6:
-            return
-        if isinstance(node, list):
-            for item in node:
-                walk(item, depth + 1)
-        elif isinstance(node, dict):
-            types = node.get("@type", "")
-            types = {str(t).lower() for t in (types if isinstance(types, list) else [types])}
-            name = node.get("name")
-            if types & ENTITY_TYPES and isinstance(name, str) and name.strip():
-                found.append(name.strip())
-            for value in node.values():
-                if isinstance(value, (dict, list)):
-                    walk(value, depth + 1)
-
-    for match in _JSON_LD.finditer(html):
-        try:
-            walk(json.loads(match.group(1)), 0)
-        except (ValueError, RecursionError):
-            continue
-    return list(dict.fromkeys(found))
+    found = [node["name"].strip() for types, node in _objects(html)
+             if types & ENTITY_TYPES and isinstance(node.get("name"), str) and node["name"].strip()]
+    return list(dict.fromkeys(found[:limit]))
