@@ -122,8 +122,9 @@ def _decorative(char: str, elsewhere: str, kept: frozenset) -> bool:
     return char not in kept and unicodedata.category(char) != "Sc" and not _paired(char, elsewhere)
 
 
-def _leading_decoration(text: str) -> int:
-    """How many characters of decoration (and the space after them) start ``text``."""
+def _decoration_length(text: str, kept: frozenset) -> int:
+    """How many characters of decoration (and the space after them) start ``text``, ``kept`` the marks that
+    stay at that end (the trailing end is read as the reversed text)."""
     start = 0
     while start < len(text):
         end = start
@@ -132,43 +133,18 @@ def _leading_decoration(text: str) -> int:
         if end == start:
             break
         if end == len(text) or text[end].isspace():  # a run of marks on its own: all decoration, or kept
-            if not all(_decorative(char, text[:i] + text[i + 1:], _KEPT_LEADING)
+            if not all(_decorative(char, text[:i] + text[i + 1:], kept)
                        for i, char in enumerate(text[start:end], start)):
                 break
         else:  # written against the name: only bullets and arrows in front of it go
             while start < end and text[start] in DECORATION_MARKS and _decorative(
-                    text[start], text[start + 1:], _KEPT_LEADING):
+                    text[start], text[start + 1:], kept):
                 start += 1
             break
         start = end
         while start < len(text) and text[start].isspace():
             start += 1
     return start
-
-
-def _trailing_decoration(text: str) -> int:
-    """How many characters of decoration (and the space before them) end ``text``."""
-    reversed_text = text[::-1]
-    stop = 0
-    while stop < len(text):
-        begin = stop
-        while begin < len(text) and _is_mark(reversed_text[begin]):
-            begin += 1
-        if begin == stop:
-            break
-        if begin == len(text) or reversed_text[begin].isspace():
-            if not all(_decorative(char, reversed_text[:i] + reversed_text[i + 1:], _KEPT_TRAILING)
-                       for i, char in enumerate(reversed_text[stop:begin], stop)):
-                break
-        else:
-            while stop < begin and reversed_text[stop] in DECORATION_MARKS and _decorative(
-                    reversed_text[stop], reversed_text[stop + 1:], _KEPT_TRAILING):
-                stop += 1
-            break
-        stop = begin
-        while stop < len(text) and reversed_text[stop].isspace():
-            stop += 1
-    return stop
 
 
 def strip_decoration(text: str) -> str:
@@ -200,8 +176,8 @@ def strip_decoration(text: str) -> str:
     ...                                "Vraiment ?", "...And Justice", "$ 5", "***")]
     ['¿Qué?', '«Quote»', '» Titel «', '#1 Hit', 'C++', '(Paperback)', 'Vraiment ?', '...And Justice', '$ 5', '***']
     """
-    start = _leading_decoration(text)
-    end = len(text) - _trailing_decoration(text[start:])
+    start = _decoration_length(text, _KEPT_LEADING)
+    end = len(text) - _decoration_length(text[start:][::-1], _KEPT_TRAILING)
     return text if start >= end else text[start:end]
 
 
