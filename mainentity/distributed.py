@@ -31,6 +31,14 @@ except ImportError as error:  # the optional extra is not installed
 
 logger = logging.getLogger(__name__)
 
+MAX_RESUBMITS = 3
+"""How many times a cancelled task is submitted again before the run fails."""
+
+
+def _held(future) -> bool:
+    """Whether a scattered object's future still holds its data on the cluster."""
+    return future is not None and future.status == "finished"
+
 
 class BrowserPerWorker(WorkerPlugin):
     """Dask worker plugin: the worker process keeps one renderer with ``settings`` for its lifetime.
@@ -107,6 +115,13 @@ class DaskSites:
         """Make every worker, present and future, keep one renderer with ``settings`` (:class:`BrowserPerWorker`)."""
         self._client().register_plugin(BrowserPerWorker(settings))
 
+    def _shared_future(self, shared):
+        """The future of ``shared`` on every worker: scattered once, again when another object is given or it was lost."""
+        if self._shipped is None or self._shipped[0] is not shared or not _held(self._shipped[1]):
+            [future] = self._client().scatter([shared], broadcast=True, hash=False)
+            self._shipped = (shared, future)
+        return self._shipped[1]
+
     def _client(self):
         if self.client is None:
             raise RuntimeError("DaskSites is not started; use `with DaskSites(...) as cluster:`")
@@ -146,33 +161,48 @@ class DaskSites:
         Raises
         ------
         RuntimeError
-            If the cluster is not started (use it as a context manager).
+            If the cluster is not started (use it as a context manager), or a task was cancelled
+            more than ``MAX_RESUBMITS`` times.
         Exception
-            A task's own error (not retried; a task whose worker died is run again on another worker).
+            A task's own error (not retried; a task whose worker died is run again on another worker,
+            and one the scheduler cancelled because its shipped input died with a worker is submitted
+            again, up to ``MAX_RESUBMITS`` times).
         """
         client = self._client()
         if not tasks:
             return
-        if self._shipped is None or self._shipped[0] is not shared:
-            [future] = client.scatter([shared], broadcast=True, hash=False)
-            self._shipped = (shared, future)
-        shared_future = self._shipped[1]
         sent: dict[int, object] = {}  # id of a site_data object -> its future, while tasks need it
         waiting: Counter[int] = Counter()
-        futures = {}
-        for index, (task, size) in enumerate(zip(tasks, sizes, strict=True)):
-            arguments = [shared_future, task]
+        if site_data is not None:
+            waiting.update(id(data) for data in site_data)
+        resubmitted: Counter[int] = Counter()
+
+        def submit(index: int):
+            arguments = [self._shared_future(shared), tasks[index]]
             if site_data is not None:
                 data = site_data[index]
-                if data is not None and id(data) not in sent:
+                if data is not None and not _held(sent.get(id(data))):
                     [sent[id(data)]] = client.scatter([data], broadcast=True, hash=False)
-                waiting[id(data)] += 1
                 arguments.append(sent.get(id(data)))
-            futures[client.submit(function, *arguments, pure=False)] = (size, index)
+            return client.submit(function, *arguments, pure=False)
+
+        futures = {submit(index): index for index in range(len(tasks))}
+        finished = as_completed(futures, with_results=True)
         with tqdm(total=sum(sizes), desc=desc, unit="page", disable=None, leave=False) as bar:
-            for future, result in as_completed(futures, with_results=True):
-                size, index = futures.pop(future)
-                bar.update(size)
+            for future, result in finished:
+                index = futures.pop(future)
+                if future.status == "cancelled":
+                    # the scheduler cancels a task whose scattered input died with its worker
+                    # (dask/distributed#3149): ship the input again and run the task once more
+                    resubmitted[index] += 1
+                    if resubmitted[index] > MAX_RESUBMITS:
+                        raise RuntimeError(f"task {index} was cancelled {resubmitted[index]} times: {result!r}")
+                    logger.warning("a task was cancelled (%r); it runs again", result)
+                    retry = submit(index)
+                    futures[retry] = index
+                    finished.add(retry)
+                    continue
+                bar.update(sizes[index])
                 if site_data is not None:
                     key = id(site_data[index])
                     waiting[key] -= 1

@@ -251,3 +251,19 @@ def test_auto_on_a_local_cluster_writes_the_rows_of_the_in_process_run(tmp_path,
     answered = Counter(row["answered_by"] for row in rows.values())
     assert answered["slot"] >= 20 and answered["rendered"] < 40
     assert f"render policy auto: {answered['rendered']} of 86 pages rendered" in caplog.text
+
+
+def test_a_task_cancelled_because_its_shipped_input_was_lost_runs_again(caplog):
+    """The scheduler cancels the tasks whose scattered input died with a worker (dask/distributed#3149)."""
+    def add_slowly(shared, task):  # defined here: pickled by value, so the workers need not import the tests
+        time.sleep(0.3)
+        return shared + task
+
+    with DaskSites(workers=1) as cluster:
+        results = []
+        for result in cluster.map_tasks(add_slowly, 100, list(range(6)), sizes=[1] * 6):
+            if not results:
+                cluster.client.cancel(cluster._shipped[1])  # the shipped model lost, as when its last holder dies
+            results.append(result)
+    assert sorted(results) == [100, 101, 102, 103, 104, 105]
+    assert "a task was cancelled" in caplog.text
