@@ -116,7 +116,7 @@ class DaskSites:
         self._client().register_plugin(BrowserPerWorker(settings))
 
     def _shared_future(self, shared):
-        """The future of ``shared`` on every worker: scattered once, again when another object is given or it was lost."""
+        """The future of ``shared`` on every worker: scattered once, again for another object or once lost."""
         if self._shipped is None or self._shipped[0] is not shared or not _held(self._shipped[1]):
             [future] = self._client().scatter([shared], broadcast=True, hash=False)
             self._shipped = (shared, future)
