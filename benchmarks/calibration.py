@@ -1,11 +1,12 @@
 """How far the general recogniser's score can be trusted on sites it never saw.
 
-For each cross-site protocol of ``configs/benchmark-cross-site.yaml`` (christianbook -> Readability,
-Readability -> christianbook, Readability site folds), the general recogniser of ``configs/general.yaml``
-is fitted on the training pages only (its calibrator on held-out folds of those pages) and answers the
-test pages. Printed per protocol: ROUGE-1 F1 and exact match of the answers, their mean score, the
-expected calibration error (10 equal-width bins, against exact match:
-:func:`mainentity.evaluation.metrics.expected_calibration_error`) and the wrong answers scored >= 0.9.
+For each leave-one-dataset-out protocol of ``configs/benchmark-cross-site.yaml`` (``lodo-<dataset>``: trained
+on four of the five shared datasets, tested on the fifth), the general recogniser of ``configs/general.yaml``
+is fitted on the training pages only (its calibrator on held-out folds of those pages: whole sites, or
+with ``--folds datasets`` each training dataset in turn) and answers the test pages. Printed per protocol: ROUGE-1 F1
+and exact match of the answers, their mean score, the expected calibration error (10 equal-width bins,
+against exact match: :func:`mainentity.evaluation.metrics.expected_calibration_error`) and the wrong
+answers scored >= 0.9.
 
 With ``--methods``, the same held-out answers of the training pages (their signals of doubt,
 :func:`mainentity.recognizers.doubt.doubt_signals`) fit each calibrator the recogniser offers
@@ -16,7 +17,8 @@ choice of the default is made on these figures. ``--dump DIR`` keeps those signa
 
 Usage::
 
-    python benchmarks/calibration.py [--protocol LABEL ...] [--methods] [--dump DIR] [--out FILE.md]
+    python benchmarks/calibration.py [--folds datasets|sites] [--protocol LABEL ...] [--methods] [--dump DIR]
+                                     [--out FILE.md]
 """
 
 from __future__ import annotations
@@ -32,11 +34,12 @@ from mainentity.config import load_benchmark_config, load_config
 from mainentity.evaluation.metrics import expected_calibration_error, score_page
 from mainentity.loading import load_run_pages, page_key
 from mainentity.pipeline import RenderedDocuments, build_recognizer, render_all
+from mainentity.recognizers.general import CALIBRATION_FOLDS
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIG = REPO / "configs" / "general.yaml"
 BENCHMARK = REPO / "configs" / "benchmark-cross-site.yaml"
-PROTOCOLS = ("christianbook->readability", "readability->christianbook", "readability-site-folds")
+PROTOCOLS = ("lodo-christianbook", "lodo-booksamillion", "lodo-readability", "lodo-fundus", "lodo-postlight")
 METHODS = ("isotonic", "platt", "signals", "counterfactual")
 
 
@@ -49,14 +52,15 @@ def figures(scores, exact, f1) -> dict:
             "wrong_ge_0.9": f"{wrong_sure} of {int(np.sum(exact == 0))} ({wrong_sure / len(scores):.1%})"}
 
 
-def run_protocol(folds, documents: dict, config, seed: int, methods: bool) -> tuple[dict, dict, dict]:
+def run_protocol(folds, documents: dict, config, seed: int, methods: bool, calibration_folds: str,
+                 ) -> tuple[dict, dict, dict]:
     """Fit and answer every fold; return the recogniser's figures, each method's, and the signals."""
     scores, exact, f1 = [], [], []
     by_method: dict = {method: [] for method in METHODS}
     dump: dict = {"train_signals": [], "train_correct": [], "train_counterfactual": [], "test_signals": [],
                   "test_correct": []}
     for train, test in folds:
-        recognizer = build_recognizer(config).set_params(random_state=seed)
+        recognizer = build_recognizer(config).set_params(random_state=seed, calibration_folds=calibration_folds)
         recognizer.fit([documents[page_key(p)] for p in train if page_key(p) in documents])
         present = [documents[page_key(p)] for p in test if page_key(p) in documents]
         for document, prediction in zip(present, recognizer.predict(present), strict=True):
@@ -97,6 +101,8 @@ def table(rows: dict) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--protocol", action="append", choices=PROTOCOLS, help="run only this protocol (repeatable)")
+    parser.add_argument("--folds", choices=CALIBRATION_FOLDS, default="sites",
+                        help="the calibrator's held-out folds (the recogniser's calibration_folds)")
     parser.add_argument("--methods", action="store_true", help="also score the test pages with each calibrator")
     parser.add_argument("--dump", type=Path, help="keep the held-out and test signals here (one .npz per protocol)")
     parser.add_argument("--out", type=Path, help="also write the tables to this Markdown file")
@@ -105,9 +111,9 @@ def main(argv: list[str] | None = None) -> int:
     bench = load_benchmark_config(BENCHMARK)
     rows: dict = {}
     lines = ["# Calibration of the general recogniser on the cross-site protocol", "",
-             "`python benchmarks/calibration.py" + (" --methods" if args.methods else "") + "`; ECE over 10 "
-             "equal-width score bins against exact match; wrong_ge_0.9: wrong answers scored >= 0.9, of all "
-             "wrong answers (share of all pages).", ""]
+             f"`python benchmarks/calibration.py --folds {args.folds}" + (" --methods" if args.methods else "")
+             + "`; ECE over 10 equal-width score bins against exact match; wrong_ge_0.9: wrong answers scored "
+             ">= 0.9, of all wrong answers (share of all pages).", ""]
     for label, data in bench.datasets:
         if label not in (args.protocol or PROTOCOLS):
             continue
@@ -115,7 +121,8 @@ def main(argv: list[str] | None = None) -> int:
         pages = list({page_key(p): p for fold in run_pages.folds for part in fold for p in part}.values())
         documents, _ = render_all(pages, RenderedDocuments(config.render, run_pages.subresources), desc=label)
         documents = {page_key(document.page): document for document in documents}
-        rows[label], per_method, dump = run_protocol(run_pages.folds, documents, config, bench.seed, args.methods)
+        rows[label], per_method, dump = run_protocol(run_pages.folds, documents, config, bench.seed, args.methods,
+                                                     args.folds)
         section = [f"## {label}", "", *table({"shipped configuration": rows[label],
                                                **{f"calibration={m}": r for m, r in per_method.items()}}), ""]
         print("\n".join(section), flush=True)

@@ -79,6 +79,8 @@ def load_pages(
 ) -> LoadedPages:
     """Read every site dump of the given datasets and fill each page's incoming anchor texts (ILA).
 
+    Each page of a dataset folder is given that folder's name (``Page.dataset``).
+
     A dataset may also be a WARC file or a folder of them (:func:`mainentity.warc.is_warc_input`): all
     the WARC inputs are read together into one site per host (:func:`mainentity.warc.read_warcs`);
     ``base_url`` does not apply to them (their records carry their URLs).
@@ -101,8 +103,13 @@ def load_pages(
     coverage: list[AnchorCoverage] = []
     datasets = list(datasets)
     crawls = [dataset for dataset in datasets if is_warc_input(dataset)]
-    sites = [site for dataset in datasets if dataset not in crawls
-             for site in read_dataset(dataset, base_url=base_url, max_pages_per_site=max_pages_per_site)]
+    sites = []
+    dataset_of: dict[str, str] = {}  # site id -> the name of the dataset folder it was read from
+    for dataset in datasets:
+        if dataset not in crawls:
+            for site in read_dataset(dataset, base_url=base_url, max_pages_per_site=max_pages_per_site):
+                sites.append(site)
+                dataset_of[site.site_id] = Path(dataset).resolve().name
     sources = {site.site_id: DumpFiles(site.directory.resolve()) for site in sites}
     if crawls:
         warc_input = read_warcs(crawls, max_pages_per_site=max_pages_per_site)
@@ -111,7 +118,8 @@ def load_pages(
         sources.update(warc_input.subresources)
     for site in sites:
         graph = link_graph(site.pages, url_pattern=anchor_url_pattern)
-        pages.extend(graph.with_links(page) for page in site.pages)
+        pages.extend(replace(graph.with_links(page), dataset=dataset_of.get(site.site_id, ""))
+                     for page in site.pages)
         failures.extend(site.failures)
         coverage.append(graph.coverage)
     log_anchor_coverage(coverage, configurable=configurable)

@@ -47,6 +47,10 @@ class Page:
         Texts (or image ``alt``) of this page's own visible links to its site's home page (the root of
         its URL's host), as :func:`mainentity.linkgraph.link_graph` reads them: where a site shows its
         own name ("Longform Quarterly" in the header). Empty on the home page itself.
+    dataset : str
+        Name of the dataset folder the page was read from (:func:`mainentity.loading.load_pages`; empty for
+        a lone page, standard input or a WARC): the general recogniser holds out whole datasets to
+        calibrate its scores when it learns from several.
     """
 
     site_id: str
@@ -56,6 +60,7 @@ class Page:
     main_entity: tuple[str, ...] = ()
     anchors: tuple[str, ...] = ()
     home_link_texts: tuple[str, ...] = ()
+    dataset: str = ""
 
 
 @dataclass(frozen=True)

@@ -111,7 +111,7 @@ def test_write_benchmark_report_files_and_tables(tmp_path):
     paths = write_benchmark_report(_per_page(), SPEED, tmp_path / "bench", title="Peers benchmark",
                                    command=COMMAND, versions=VERSIONS, n_resamples=200)
     assert set(paths) == {"report", "html", "f1_bars_svg", "f1_bars_png", "speed_accuracy_svg",
-                          "speed_accuracy_png", "disagreements", "summary", "trust"}
+                          "speed_accuracy_png", "disagreements", "summary", "trust", "coverage"}
     assert all(path.is_file() and path.parent == tmp_path / "bench" for path in paths.values())
     for key in ("f1_bars_png", "speed_accuracy_png"):
         assert paths[key].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -212,3 +212,23 @@ def test_missing_matplotlib_names_the_extra(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     with pytest.raises(ImportError, match=r"pip install 'mainentity\[report\]'"):
         write_benchmark_report(_per_page(), SPEED, tmp_path, title="t", command="c", versions={})
+
+
+def test_a_system_with_probabilities_gets_coverage_curves_per_dataset(tmp_path):
+    per_page = _per_page()
+    ours = per_page["system"].eq("msrbfn")
+    # msrbfn's scores are probabilities: its wrong shop page (p4) scored 0.3, the rest 0.95
+    per_page.loc[ours, "score_kind"] = "probability"
+    per_page.loc[ours, "score"] = [0.3 if exact < 1.0 and dataset == "shop" else 0.95
+                                   for exact, dataset in zip(per_page.loc[ours, "exact"], per_page.loc[ours, "dataset"],
+                                                             strict=True)]
+    paths = write_benchmark_report(per_page, SPEED, tmp_path / "bench", title="Peers benchmark",
+                                   command=COMMAND, versions=VERSIONS, n_resamples=200)
+    assert paths["scores_msrbfn"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    coverage = pd.read_csv(paths["coverage"])
+    at_half = coverage[coverage["abstain_below"] == 0.5].set_index("dataset")
+    assert set(coverage["system"]) == {"msrbfn"}
+    assert at_half.loc["shop", "coverage"] == 0.75 and at_half.loc["shop", "accuracy"] == 1.0  # p4 abstains
+    markdown = paths["report"].read_text(encoding="utf-8")
+    assert "| msrbfn | shop | 0.75 / 1.000 |" in markdown
+    assert "![msrbfn: scores on each dataset](scores-msrbfn.png)" in markdown

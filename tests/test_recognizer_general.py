@@ -276,3 +276,28 @@ def test_counterfactual_wrong_answers_are_learned_from_whole_held_out_sites_only
     signals = GeneralRecognizer(max_iter=20, min_samples_leaf=2, n_folds=3, random_state=0).fit(sites(["oak"], 9))
     test = sites(["beech"], 2)
     assert one_site.predict(test) == signals.predict(test)  # page folds: the signals calibrator
+
+
+@pytest.mark.parametrize(("calibration_folds", "pages_seen"), [("datasets", [18, 9, 9]), ("sites", [18, 12, 12, 12])])
+def test_the_calibrator_holds_out_whole_datasets_when_the_pages_come_from_several(monkeypatch, calibration_folds,
+                                                                                   pages_seen):
+    """Trained on two datasets of three sites each, the held-out answers come from a model that never saw the
+    dataset (two inner fits of the other dataset's 9 pages), or with ``sites`` from 3 folds of 2 sites."""
+    from mainentity.models.ranker import CandidateRanker
+
+    first = ("oak", "pine", "birch")
+    train = [replace(document, page=replace(document.page, dataset="a" if document.page.site_id in first else "b"))
+             for document in sites([*first, "elm", "ash", "yew"], 3)]
+    seen: list[int] = []
+    fit = CandidateRanker.fit
+    monkeypatch.setattr(CandidateRanker, "fit", lambda self, X, y, groups: (seen.append(len(np.unique(groups))),
+                                                                            fit(self, X, y, groups))[1])
+    recognizer = GeneralRecognizer(max_iter=20, min_samples_leaf=2, n_folds=3, generic_title_share=0.0,
+                                   split_heading_share=0.0, calibration_folds=calibration_folds, random_state=0)
+    recognizer.fit(train)
+    assert seen == pages_seen and len(recognizer.calibration_correct_) == 18
+
+
+def test_an_unknown_calibration_fold_kind_is_refused_before_fitting():
+    with pytest.raises(ValueError, match="unknown calibration_folds 'pages'; valid: sites, datasets"):
+        GeneralRecognizer(calibration_folds="pages").fit(sites(["oak"], 2))

@@ -29,9 +29,18 @@ import pandas as pd
 from mainentity._files import write_text_atomic
 from mainentity.evaluation.bootstrap import add_ci_columns
 from mainentity.evaluation.figures import import_matplotlib as _import_matplotlib
+from mainentity.evaluation.figures import plot_scores_by_dataset
 from mainentity.evaluation.figures import save_figure as _save_figure
 from mainentity.evaluation.html_page import data_uri, html_document, html_table
-from mainentity.evaluation.report import CERTAIN_SCORE, markdown_table, summarize, trust_table, with_intervals
+from mainentity.evaluation.report import (
+    CERTAIN_SCORE,
+    coverage_by_group,
+    markdown_table,
+    reliability_table,
+    summarize,
+    trust_table,
+    with_intervals,
+)
 from mainentity.recognizers.peers import PEER_NAMES
 
 __all__ = [
@@ -370,8 +379,11 @@ def write_benchmark_report(
         Keys ``"report"`` (report.md), ``"html"`` (report.html), ``"f1_bars_svg"``, ``"f1_bars_png"``,
         ``"speed_accuracy_svg"``, ``"speed_accuracy_png"``, ``"disagreements"`` (disagreements.csv,
         header only when there is no peer or no system of ours), ``"summary"``
-        (benchmark_summary.csv) and ``"trust"`` (trust.csv: :func:`~mainentity.evaluation.report.trust_table`
-        of the systems whose scores are probabilities, also shown in the report's "Scores" section).
+        (benchmark_summary.csv), ``"trust"`` (trust.csv: :func:`~mainentity.evaluation.report.trust_table`
+        of the systems whose scores are probabilities, also shown in the report's "Scores" section),
+        ``"coverage"`` (coverage.csv: :func:`~mainentity.evaluation.report.coverage_by_group`, the same
+        systems) and ``"scores_<system>"`` (scores-<system>.png, each such system's reliability and coverage
+        curves per dataset: :func:`~mainentity.evaluation.figures.plot_scores_by_dataset`).
 
     Raises
     ------
@@ -413,9 +425,7 @@ def write_benchmark_report(
     write_text_atomic(paths["disagreements"], disagreements.to_csv(index=False))
     paths["summary"] = out / "benchmark_summary.csv"
     write_text_atomic(paths["summary"], table.to_csv(index=False))
-    trust = trust_table(per_page)
-    paths["trust"] = out / "trust.csv"
-    write_text_atomic(paths["trust"], trust.to_csv(index=False))
+    scores = _scores(per_page, out, paths)
 
     notes = [*_notes(confidence, n_resamples, best, peer), *notes]
     untimed = sorted(set(table.loc[table["pages_per_s"].isna(), "system"]))
@@ -434,10 +444,10 @@ def write_benchmark_report(
         )
     paths["report"] = out / "report.md"
     write_text_atomic(paths["report"], _markdown(title, command, versions_table, shown, datasets,
-                                             disagreements, disagreement_intro, notes, trust))
+                                             disagreements, disagreement_intro, notes, scores))
     paths["html"] = out / "report.html"
     write_text_atomic(paths["html"], _html(title, command, versions_table, shown, datasets, disagreements,
-                                       disagreement_intro, notes, paths, trust))
+                                       disagreement_intro, notes, paths, scores))
     return paths
 
 
@@ -460,20 +470,58 @@ def _short_disagreements(disagreements: pd.DataFrame) -> pd.DataFrame:
     })
 
 
+#: The abstention thresholds the report's coverage table shows (coverage.csv has them all).
+SHOWN_THRESHOLDS = (0.5, 0.7, 0.9, 0.95)
+
+
+def _scores(per_page: pd.DataFrame, out: Path, paths: dict[str, Path]) -> dict:
+    """Write trust.csv, coverage.csv and a scores figure per system with probabilities (added to ``paths``);
+    return the report's "Scores" parts: ``trust``, ``coverage`` (kept share / exact among kept, per
+    :data:`SHOWN_THRESHOLDS`) and ``figures`` (system -> PNG path)."""
+    trust = trust_table(per_page)
+    paths["trust"] = out / "trust.csv"
+    write_text_atomic(paths["trust"], trust.to_csv(index=False))
+    coverage = coverage_by_group(per_page)
+    paths["coverage"] = out / "coverage.csv"
+    write_text_atomic(paths["coverage"], coverage.to_csv(index=False))
+    figures = {}
+    probability = per_page[per_page["score_kind"].eq("probability")] if "score_kind" in per_page else per_page[:0]
+    for system, rows in probability.groupby("system", sort=True):
+        reliability = {dataset: reliability_table(group) for dataset, group in rows.groupby("dataset")}
+        curves = {dataset: group for dataset, group in coverage[coverage["system"] == system].groupby("dataset")}
+        figures[system] = paths[f"scores_{system}"] = plot_scores_by_dataset(
+            reliability, curves, f"{system}: scores on each dataset", out / f"scores-{system}.png")
+    shown = coverage[coverage["abstain_below"].isin(SHOWN_THRESHOLDS)]
+    cells = shown.assign(cell=[f"{kept:.2f} / {exact:.3f}" for kept, exact in zip(shown["coverage"],
+                                                                                 shown["accuracy"], strict=True)])
+    table = (cells.pivot(index=["system", "dataset"], columns="abstain_below", values="cell")
+             .rename(columns=lambda threshold: f"abstain below {threshold}").reset_index()
+             if len(cells) else cells)
+    return {"trust": trust, "coverage": table, "figures": figures}
+
+
+#: What the report says of its coverage table.
+COVERAGE_INTRO = ("Abstaining below a threshold (`--abstain-below`): share of the pages still answered / exact "
+                  "match among them, per threshold (every threshold in coverage.csv); the figures draw these "
+                  "curves beside each dataset's reliability curve.")
+
 #: What the report says of its scores table.
 TRUST_INTRO = (f"Systems whose score is a probability that the answer is right: ECE (10 bins, against exact "
                f"match), wrong answers scored >= {CERTAIN_SCORE} (count and share of the pages), and what "
                "abstaining below 0.5 keeps (share of pages, exact match among them); also in trust.csv.")
 
 
-def _markdown(title, command, versions_table, shown, datasets, disagreements, intro, notes, trust) -> str:
+def _markdown(title, command, versions_table, shown, datasets, disagreements, intro, notes, scores) -> str:
     parts = [f"# {title}", "", "Command:", "", "```", command, "```", "", "## Versions", "",
              markdown_table(versions_table), "", "## Accuracy and speed", ""]
     for dataset in datasets:
         rows = shown[shown["dataset"] == dataset].drop(columns=["dataset"])
         parts += [f"### {dataset}", "", markdown_table(rows), ""]
-    if len(trust):
-        parts += ["## Scores", "", TRUST_INTRO, "", markdown_table(trust), ""]
+    if len(scores["trust"]):
+        parts += ["## Scores", "", TRUST_INTRO, "", markdown_table(scores["trust"]), "", COVERAGE_INTRO, "",
+                  markdown_table(scores["coverage"]), "",
+                  *[f"![{system}: scores on each dataset]({path.name})\n"
+                    for system, path in scores["figures"].items()]]
     parts += ["## ROUGE-1 F1 per system and dataset", "", "![ROUGE-1 F1 per system and dataset](f1_bars.png)",
               "", "## Speed vs accuracy", "", "![Speed vs accuracy](speed_accuracy.png)", "",
               "## Largest disagreements", "", intro, ""]
@@ -483,15 +531,18 @@ def _markdown(title, command, versions_table, shown, datasets, disagreements, in
     return "\n".join(parts)
 
 
-def _html(title, command, versions_table, shown, datasets, disagreements, intro, notes, paths, trust) -> str:
+def _html(title, command, versions_table, shown, datasets, disagreements, intro, notes, paths, scores) -> str:
     esc = html.escape
     body = [f"<h1>{esc(title)}</h1>", "<p>Command:</p>", f"<pre>{esc(command)}</pre>",
             "<h2>Versions</h2>", html_table(versions_table), "<h2>Accuracy and speed</h2>"]
     for dataset in datasets:
         rows = shown[shown["dataset"] == dataset].drop(columns=["dataset"])
         body += [f"<h3>{esc(dataset)}</h3>", html_table(rows)]
-    if len(trust):
-        body += ["<h2>Scores</h2>", f"<p>{esc(TRUST_INTRO)}</p>", html_table(trust)]
+    if len(scores["trust"]):
+        body += ["<h2>Scores</h2>", f"<p>{esc(TRUST_INTRO)}</p>", html_table(scores["trust"]),
+                 f"<p>{esc(COVERAGE_INTRO)}</p>", html_table(scores["coverage"]),
+                 *[f'<img alt="{esc(system)}: scores on each dataset" src="{data_uri(path)}">'
+                   for system, path in scores["figures"].items()]]
     body += ["<h2>ROUGE-1 F1 per system and dataset</h2>",
              f'<img alt="ROUGE-1 F1 per system and dataset" src="{data_uri(paths["f1_bars_svg"])}">',
              "<h2>Speed vs accuracy</h2>",

@@ -3,7 +3,8 @@
 Plots use matplotlib's object-oriented API with the Agg canvas (no pyplot, no global backend change).
 :func:`plot_reliability` draws the reliability diagram of an evaluation report
 (:func:`mainentity.evaluation.report.reliability_table`), :func:`plot_coverage` its coverage and accuracy
-when abstaining below each threshold (:func:`mainentity.evaluation.report.coverage_table`).
+when abstaining below each threshold (:func:`mainentity.evaluation.report.coverage_table`), and
+:func:`plot_scores_by_dataset` both, one line per dataset, for the benchmark report.
 """
 
 from __future__ import annotations
@@ -117,4 +118,50 @@ def plot_coverage(table: pd.DataFrame, path: Path) -> Path:
     axes.set(xlim=(0, 1), ylim=(0, 1.05), xlabel="abstain_below (score threshold)", ylabel="share",
              title="Abstaining below a threshold")
     axes.legend(loc="lower left", fontsize=8)
+    return save_figure(figure, path.with_suffix(""), ("png",))[0]
+
+
+def plot_scores_by_dataset(reliability: dict[str, pd.DataFrame], coverage: dict[str, pd.DataFrame], title: str,
+                           path: Path) -> Path:
+    """Draw one system's reliability curves and coverage / accuracy curves, one line per dataset, into ``path``.
+
+    Left, per dataset, the exact match of each score bin against its mean score (the reliability diagram
+    of :func:`plot_reliability` as a line); right, the exact match of the answers kept against the share
+    of pages kept as the ``abstain_below`` threshold moves (a risk-coverage curve, El-Yaniv & Wiener 2010).
+
+    Parameters
+    ----------
+    reliability : dict of str to DataFrame
+        Dataset -> :func:`~mainentity.evaluation.report.reliability_table`.
+    coverage : dict of str to DataFrame
+        Dataset -> :func:`~mainentity.evaluation.report.coverage_table` (``coverage``, ``accuracy``).
+    title : str
+        The figure's title (the system).
+    path : Path
+        Where the PNG goes (``.png``).
+
+    Returns
+    -------
+    path : Path
+
+    Raises
+    ------
+    ImportError
+        If matplotlib is not installed.
+    """
+    _, Figure = import_matplotlib()
+    figure = Figure(figsize=(9, 4.5))
+    calibration, selection = figure.subplots(1, 2)
+    calibration.plot([0, 1], [0, 1], linestyle="--", color="grey", linewidth=1, label="calibrated")
+    for k, (dataset, table) in enumerate(sorted(reliability.items())):
+        calibration.plot(table["mean_score"], table["accuracy"], marker="o", color=f"C{k}", label=dataset)
+    calibration.set(xlim=(0, 1), ylim=(0, 1.05), xlabel="mean score of the bin", ylabel="exact match",
+                    title="Reliability per dataset")
+    calibration.legend(loc="upper left", fontsize=7)
+    for k, (dataset, table) in enumerate(sorted(coverage.items())):
+        selection.plot(table["coverage"], table["accuracy"], marker="s", color=f"C{k}", label=dataset)
+    selection.set(xlim=(0, 1.02), xlabel="share of pages answered (coverage)", ylabel="exact match of the answers",
+                  title="Abstaining below a threshold")
+    selection.legend(loc="lower left", fontsize=7)
+    figure.suptitle(title)
     return save_figure(figure, path.with_suffix(""), ("png",))[0]

@@ -439,6 +439,42 @@ def coverage_table(per_page: pd.DataFrame, thresholds: Sequence[float] = COVERAG
     return pd.DataFrame(rows, columns=["abstain_below", "n_answered", "coverage", "accuracy"])
 
 
+def coverage_by_group(per_page: pd.DataFrame, by: Sequence[str] = ("system", "dataset"),
+                      thresholds: Sequence[float] = COVERAGE_THRESHOLDS) -> pd.DataFrame:
+    """:func:`coverage_table` of each group of pages whose ``score_kind`` is ``probability``.
+
+    Parameters
+    ----------
+    per_page : DataFrame
+        From :func:`evaluate_predictions` (columns ``score``, ``score_kind``, ``exact`` and ``by``).
+    by : sequence of str, default ("system", "dataset")
+    thresholds : sequence of float, default COVERAGE_THRESHOLDS
+
+    Returns
+    -------
+    table : DataFrame
+        Columns ``by`` then those of :func:`coverage_table`, one row per group and threshold; empty
+        (with these columns) when no page has a probability.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"system": "s", "dataset": ["a", "a", "b"], "score_kind": "probability",
+    ...                    "score": [0.95, 0.4, 0.8], "exact": [1.0, 0.0, 1.0]})
+    >>> coverage_by_group(df, thresholds=(0.5,))[["dataset", "coverage", "accuracy"]].to_dict("records")
+    [{'dataset': 'a', 'coverage': 0.5, 'accuracy': 1.0}, {'dataset': 'b', 'coverage': 1.0, 'accuracy': 1.0}]
+    """
+    by = list(by)
+    columns = [*by, "abstain_below", "n_answered", "coverage", "accuracy"]
+    if "score_kind" not in per_page.columns:
+        return pd.DataFrame(columns=columns)
+    scored = per_page[per_page["score_kind"].eq("probability")]
+    tables = [coverage_table(group, thresholds).assign(**dict(zip(by, key if isinstance(key, tuple) else (key,),
+                                                                  strict=True)))
+              for key, group in scored.groupby(by, sort=True)]
+    tables = [table for table in tables if len(table)]
+    return pd.concat(tables, ignore_index=True)[columns] if tables else pd.DataFrame(columns=columns)
+
+
 #: A score from which an answer counts as certain: a wrong answer scored this high is "wrong and certain".
 CERTAIN_SCORE = 0.9
 
