@@ -50,6 +50,8 @@ def test_ruby_annotations_are_not_read_into_a_headline(reader, request):
     texts = candidate_texts(read(reader, request, story(headline)))
     assert "子どもへの支援を広げる" in texts
     assert not any(annotation in text for text in texts for annotation in ("こど", "しえん", "(", "子こ"))
+    # the bases and the text between them are pieces of words, not texts of their own
+    assert not {"子", "どもへの", "支援", "を広げる"} & set(texts)
 
 
 @pytest.mark.parametrize("reader", READERS)

@@ -284,6 +284,39 @@ def _with_lines(blocks: list[TextBlock]) -> list[TextBlock]:
     return out
 
 
+#: Elements that hold a ruby base: the text a ruby annotation is set over (HTML, "The ruby element").
+_RUBY_BASES = frozenset({"ruby", "rb"})
+
+
+def _without_ruby_fragments(blocks: Sequence[TextBlock]) -> list[TextBlock]:
+    """The blocks without the text nodes that a ruby base splits out of one merged text.
+
+    In ``<h1><ruby>子<rt>こ</rt></ruby>どもへの支援</h1>`` the base 子 and the text node どもへの支援 are
+    each a text block (Carullo & Binaghi 2010, section 3.4.2: a text node is a block), but neither is a word
+    of its own: 子ども is one word, set with furigana over its kanji. Where the element holding a ruby base
+    is merged (its whole text 子どもへの支援 is a block), its own text nodes and its ruby bases are left out;
+    a ruby alone in its element stays a block. The rule is this project's (issue 33's ruby kind).
+
+    >>> base = TextBlock("子", "ruby", "h1[0]/ruby[0]", 30, 700, True, 8, 8, 30, 36)
+    >>> rest = TextBlock("どもへの支援", "h1", "h1[0]", 30, 700, True, 38, 8, 180, 36)
+    >>> whole = TextBlock("子どもへの支援", "h1", "h1[0]", 30, 700, True, 8, 8, 210, 36, merged=True)
+    >>> [block.text for block in _without_ruby_fragments([base, rest, whole])]
+    ['子どもへの支援']
+    >>> [block.text for block in _without_ruby_fragments([base])]
+    ['子']
+    """
+    merged = {block.dom_path for block in blocks if block.merged}
+    holders = {holder for block in blocks if block.tag in _RUBY_BASES and not block.merged
+               for holder in [_ruby_holder(block.dom_path)] if holder in merged}
+    return [block for block in blocks if block.merged or not (
+        (block.tag in _RUBY_BASES and _ruby_holder(block.dom_path) in holders) or block.dom_path in holders)]
+
+
+def _ruby_holder(dom_path: str) -> str:
+    """The ``dom_path`` of the element a ruby base's block sits in: its path before the first ruby step."""
+    return re.split(r"/(?:ruby|rb)\[", dom_path, maxsplit=1)[0]
+
+
 def page_candidates(rendered: RenderedPage, names: Sequence[str] = ()) -> list[TextBlock]:
     """All main-entity candidates of a rendered page, in :data:`CANDIDATE_KINDS` order (joined lines right
     after their last line, among the blocks).
@@ -315,7 +348,7 @@ def page_candidates(rendered: RenderedPage, names: Sequence[str] = ()) -> list[T
     [('block', 'Title'), ('block', '(Paperback)'), ('block', 'Title (Paperback)'), ('title', 'Title | Shop')]
     """
     visible = [block for block in rendered.blocks if not block.hidden]
-    blocks = _with_lines(visible) if visible else list(rendered.blocks)
+    blocks = _without_ruby_fragments(_with_lines(visible) if visible else list(rendered.blocks))
     segments = [segment for segment in rendered.segments if not segment.hidden]
     pool = blocks + segments
     candidates: list[TextBlock] = []
