@@ -19,7 +19,7 @@ from mainentity.config import ConfigError, config_from_dict
 from mainentity.model_io import FORMAT_VERSION, ModelFormatError, UntrustedModelError, load_model_file
 from mainentity.model_store import PRETRAINED_DIR, load_trained_model
 from mainentity.pipeline import render_settings
-from mainentity.recognizers import peers
+from mainentity.recognizers import peer_node
 from mainentity.recognizers.peers import MozillaReadabilityRecognizer
 from mainentity.records import Document, Page
 
@@ -159,7 +159,7 @@ def test_a_node_program_inside_a_model_file_is_never_run(tmp_path, monkeypatch):
         archive.comment = json.dumps({"format": "mainentity-model", "format_version": FORMAT_VERSION}).encode()
     loaded = load_model_file(path)["recognizer"]
     monkeypatch.setenv("MAINENTITY_NODE", _script(tmp_path / "users-node", users))
-    monkeypatch.setattr(peers, "node_modules_dir", lambda: tmp_path)
+    monkeypatch.setattr(peer_node, "node_modules_dir", lambda packages=None: tmp_path)  # as if npm ci had run
     page = Page("s", "a.html", "https://s.example/a.html", "<title>A</title><h1>A</h1>")
     with pytest.raises(RuntimeError, match="could not start"):
         loaded.predict([Document(page)])
