@@ -48,6 +48,14 @@ CORONET_HEADINGS = [
             "EAT • DRINK · SHOP « Signorelli — Pyrmont – Sydney",
             ["EAT", "DRINK", "SHOP", "Signorelli", "Pyrmont", "Sydney"],
         ),
+        # Korean and Chinese titles glue their section and site on: a bar (U+3163), "-" or "_" before a
+        # short last run of Hangul or Han cuts; a glued hyphen before a longer text ("한-미 ...") does not.
+        ("불발··· 친청계 \"왜 밀어붙이나\"-정치ㅣ한국일보", ["불발··· 친청계 \"왜 밀어붙이나\"", "정치", "한국일보"]),
+        ("这个约会软件帮你找对象_智能_好奇心日报", ["这个约会软件帮你找对象", "智能", "好奇心日报"]),
+        ("한-미 정상회담 열려 | 한국일보", ["한-미 정상회담 열려", "한국일보"]),
+        ("新竹尖石_美樹營地賞楓 (2) @ 史蒂文的家_藍天 :: 痞客邦",
+         ["新竹尖石_美樹營地賞楓 (2) @ 史蒂文的家", "藍天", "痞客邦"]),
+        ("Sign up for e-mail_alerts", ["Sign up for e-mail_alerts"]),
         ("» Home |", ["Home"]),
         ("  Plain   title  ", ["Plain title"]),
         (" - | - ", []),

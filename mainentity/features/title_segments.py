@@ -55,7 +55,15 @@ LINK_WEIGHTS = (1.0, 1.5, 3.0)
 # "10:30" stay whole; "|" splits anywhere (it never occurs inside a name). A delimiter between two digits
 # does not split ("May 5, 2020", "1990 - 2000", "10 : 30").
 _SPACED = r"\|\||::|[-–—:></«»·•.|?]"
-_DELIMITER = re.compile(rf"\s+(?:{_SPACED})\s+|:\s+|,\s+|\s*\|\s*")
+# Titles in scripts written with few spaces glue their suffix on: "…커졌다-정치ㅣ한국일보",
+# "…找对象_智能_好奇心日报". A standalone Hangul letter I (U+3163) serves as a bar there, and a "-" or "_"
+# glued to a last run of at most 8 Han, kana or Hangul characters (a section or the site's name, ahead of
+# another delimiter or the end) cuts; "e-mail", "COVID-19" and "한-미 정상회담" stay whole.
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+_JAMO = "\u3131-\u318e"
+_BAR = rf"\s*(?<![{_JAMO}])\u3163(?![{_JAMO}])\s*"
+_GLUED = rf"(?<=\S)[-_](?=[{_CJK}]{{1,8}}(?:[-_]|{_BAR}|\s*\|\s*|\s+(?:{_SPACED})\s+|\s*\Z))"
+_DELIMITER = re.compile(rf"\s+(?:{_SPACED})\s+|:\s+|,\s+|\s*\|\s*|{_BAR}|{_GLUED}")
 _KEYWORD_SEPARATOR = re.compile(r"[,;]")
 _HOST_PREFIX = re.compile(r"^www\d*\.")
 _FILE_EXTENSION = re.compile(r"\.(?:s?html?|php\d?|aspx?|jsp|cgi|cfm|xml)$")
@@ -69,8 +77,9 @@ def split_title(title: str) -> list[str]:
 
     Delimiters: `` - ``, `` – ``, `` — ``, `` | `` (or ``|`` without spaces), `` || ``, `` : ``,
     ``: ``, `` :: ``, `` > ``, `` < ``, `` / ``, ``, ``, `` « ``, `` » ``, `` · ``, `` • ``, `` . ``,
-    `` ? ``. A delimiter with a digit on both sides does not split (dates, ranges, times). Pieces with no
-    letter or digit are dropped.
+    `` ? ``; in Korean, Chinese and Japanese titles also ``ㅣ`` (U+3163 as a bar) and a ``-`` or ``_`` glued to
+    a short last run of those scripts (``…커졌다-정치ㅣ한국일보``). A delimiter with a digit on both sides does
+    not split (dates, ranges, times). Pieces with no letter or digit are dropped.
 
     Parameters
     ----------
