@@ -422,7 +422,8 @@ def _headline(summary_csv) -> str:
     interval = (f" [{float(row['rouge1_f_low']):.3f}, {float(row['rouge1_f_high']):.3f}]"
                 if row.get("rouge1_f_low") else "")
     return (f"ROUGE-1 F1 {float(row['rouge1_f']):.3f}{interval}, exact {float(row['exact']):.3f} "
-            f"on {counted(int(row['n_pages']), 'page')} ({counted(int(row['n_errors']), 'error')})")
+            f"on {counted(int(row['n_pages']), 'page')} ({counted(int(row['n_errors']), 'error')}"
+            + (f", {int(row['n_abstained'])} abstained" if int(row.get("n_abstained") or 0) else "") + ")")
 
 
 def run_command(args: argparse.Namespace) -> int:

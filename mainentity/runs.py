@@ -341,19 +341,28 @@ def _static_model_for(pages: Sequence[Page], policy: str) -> TrainedModel | None
     return load_static_model() if policy == "auto" and has_small_site else None
 
 
-def default_report_dir(model_dir: str | Path, dataset: str | Path) -> Path:
+def default_report_dir(model_dir: str | Path, dataset: str | Path, *, render_policy: str = "always",
+                       abstain_below: float | None = None) -> Path:
     """Where ``evaluate`` writes its report when not told: ``MODEL/evaluations/<dataset name>``; for a
     shipped model (:func:`mainentity.model_store.is_shipped_model`, also given by its path) under
     ``runs/pretrained-<name>/`` in the working directory instead, never into the package nor into the
-    run directory that ``train`` writes for a config of the same name.
+    run directory that ``train`` writes for a config of the same name. A report under another render
+    policy or abstention threshold gets a folder of its own (``shop-render-auto``, ``shop-abstain-0.5``),
+    so that it does not replace the report of the model's own settings.
 
     >>> default_report_dir("runs/msrbfn", "data/shop").as_posix()
     'runs/msrbfn/evaluations/shop'
+    >>> default_report_dir("runs/msrbfn", "data/shop", render_policy="auto", abstain_below=0.5).as_posix()
+    'runs/msrbfn/evaluations/shop-render-auto-abstain-0.5'
     >>> from mainentity.model_store import PRETRAINED_DIR
     >>> default_report_dir(PRETRAINED_DIR / "general", "data/shop").as_posix()
     'runs/pretrained-general/evaluations/shop'
     """
     model_dir, name = Path(model_dir), Path(dataset).resolve().name
+    if render_policy != "always":
+        name += f"-render-{render_policy}"
+    if abstain_below is not None:
+        name += f"-abstain-{abstain_below:g}"
     if is_shipped_model(model_dir):
         logger.info("%s ships with the package: its report goes under runs/pretrained-%s/", model_dir,
                     model_dir.resolve().name)
@@ -428,7 +437,8 @@ def evaluate(model_dir: str | Path | None, dataset: str | Path, out_dir: str | P
                 "answers small sites under --render auto: its answers there overstate how it does on new pages.")
         notes.append(note)
         warnings.warn(f"evaluate {dataset}: {note}", UserWarning, stacklevel=2)
-    out = Path(out_dir) if out_dir else default_report_dir(model.directory, dataset)
+    out = Path(out_dir) if out_dir else default_report_dir(model.directory, dataset, render_policy=render_policy,
+                                                           abstain_below=abstain_below)
     out.mkdir(parents=True, exist_ok=True)
     predictions = [with_score_kind(prediction, model, static_model) for prediction in predict_pages(
         model, labeled, subresources=loaded.subresources, progress_desc="evaluate", render_policy=render_policy,

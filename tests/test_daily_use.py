@@ -245,6 +245,15 @@ def test_a_shipped_model_given_by_path_reports_outside_the_package(tmp_path, mon
     assert runs.default_report_dir("runs/mine", "data/shop") == Path("runs/mine/evaluations/shop")
 
 
+def test_a_report_under_other_settings_keeps_the_default_report():
+    """``evaluate --render auto`` or ``--abstain-below P`` writes beside the default report, not over it."""
+    folders = {runs.default_report_dir("runs/mine", "data/shop", render_policy=policy, abstain_below=abstain)
+               for policy in ("always", "auto") for abstain in (None, 0.5, 0.25)}
+    assert len(folders) == 6
+    assert runs.default_report_dir("runs/mine", "data/shop", abstain_below=0.5) == Path(
+        "runs/mine/evaluations/shop-abstain-0.5")
+
+
 @pytest.mark.parametrize(("data", "reason"), [(b"", r"\(0 bytes\)"), (b"  \n\t", r"\(4 bytes, white space only\)")])
 def test_empty_stdin_is_named_standard_input(monkeypatch, data, reason):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))

@@ -86,6 +86,16 @@ def test_a_page_that_abstained_keeps_its_best_candidate_and_score_kind_as_a_pred
     assert (written["best_candidate"], written["score_kind"]) == ("Psalms", "probability")
 
 
+def test_pages_answered_with_nothing_are_counted_apart_from_errors():
+    """An abstention is no error, but it scores 0: the summary counts it, so that a report's figures add up."""
+    preds = [Prediction("s", "1", "u", "", 0.25, candidates=("Psalms",), score_kind="probability"),
+             Prediction("s", "2", "u", "Psalms", 0.9, candidates=("Psalms",)),
+             Prediction("s", "3", "u", "", error="render timeout after 30 s")]
+    per_page = evaluate_predictions(preds, {("s", p): ["Psalms"] for p in "123"}, "m", "d")
+    row = summarize(per_page).iloc[0]
+    assert (row["n_pages"], row["n_errors"], row["n_abstained"], row["exact"]) == (3, 1, 1, pytest.approx(1 / 3))
+
+
 def test_error_and_missing_prediction_rows_are_zero(per_page):
     failed = per_page[per_page["path"] == "pages/3.htm"].iloc[0]
     missing = per_page[per_page["path"] == "a.html"].iloc[0]
@@ -124,7 +134,7 @@ def test_page_labels():
 
 def test_summarize_values(per_page):
     summary = summarize(per_page)
-    assert list(summary.columns) == ["system", "dataset", "n_pages", "n_errors", "n_unlabeled",
+    assert list(summary.columns) == ["system", "dataset", "n_pages", "n_errors", "n_abstained", "n_unlabeled",
                                      *SUMMARY_METRICS]
     row = summary.iloc[0]
     assert (row["n_pages"], row["n_errors"], row["n_unlabeled"]) == (4, 2, 1)
@@ -208,14 +218,14 @@ def test_write_report_files(per_page, tmp_path):
                                                      "summary.csv"]  # no temporary files left
     assert list(pd.read_csv(paths["per_page"]).columns) == PER_PAGE_COLUMNS
     summary = pd.read_csv(paths["summary"])
-    assert list(summary.columns) == ["system", "dataset", "n_pages", "n_errors", "n_unlabeled",
+    assert list(summary.columns) == ["system", "dataset", "n_pages", "n_errors", "n_abstained", "n_unlabeled",
                                      *SUMMARY_METRICS]
     sites = pd.read_csv(paths["per_site"])
     assert list(sites["site_id"]) == ["news.example", "shop.example"]
     report = paths["report"].read_text(encoding="utf-8")
     assert report.startswith("# MS-RBFN on toy\n")
     overall, per_site_part = report.split("## Per site")
-    assert "| msrbfn | toy | 4 | 2 | 1 |" in overall
+    assert "| msrbfn | toy | 4 | 2 | 0 | 1 |" in overall
     site_lines = [line for line in per_site_part.splitlines() if line.startswith("| msrbfn")]
     assert [line.split(" | ")[2] for line in site_lines] == ["news.example", "shop.example"]
     assert "- trained on 3 pages" in report
@@ -224,6 +234,14 @@ def test_write_report_files(per_page, tmp_path):
     write_report(per_page.iloc[:1], out, title="again")
     assert paths["report"].read_text(encoding="utf-8").startswith("# again\n")
     assert len(pd.read_csv(paths["per_page"])) == 1
+
+
+def test_a_report_with_one_wrong_page_says_so_in_the_singular(tmp_path):
+    preds = [Prediction("s", "1", "u", "Psalms"), Prediction("s", "2", "u", "Home")]
+    per_page = evaluate_predictions(preds, {("s", "1"): ["Psalms"], ("s", "2"): ["Proverbs"]}, "m", "d")
+    report = write_report(per_page, tmp_path, title="one")["report"].read_text(encoding="utf-8")
+    assert "The one labeled page with a ROUGE-1 F1 under 1 or an error:" in report
+    assert "The 1 labeled pages" not in report
 
 
 def test_the_report_leads_with_the_worst_pages_and_sites(per_page, tmp_path):

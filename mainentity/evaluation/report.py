@@ -87,7 +87,7 @@ MEAN_COLUMNS: dict[str, str] = {
 #: Metric columns of a summary, in order (``h_f1`` is the F1 of the macro ``h_precision``, ``h_recall``).
 SUMMARY_METRICS: list[str] = [*METRICS, "h_precision", "h_recall", "h_f1", "h_f1_mean"]
 
-_COUNT_COLUMNS = ["n_pages", "n_errors", "n_unlabeled"]
+_COUNT_COLUMNS = ["n_pages", "n_errors", "n_abstained", "n_unlabeled"]
 _UNLABELED_KEYS = ("system", "dataset", "site_id", "path")
 _SITE_TABLE_METRICS = ["rouge1_f", "jaccard", "dice", "exact", "h_precision", "h_recall", "h_f1"]
 #: The ``error`` of a labeled page that got no prediction at all.
@@ -229,7 +229,10 @@ def summarize(per_page: pd.DataFrame, by: Sequence[str] = ("system", "dataset"))
     -------
     summary : DataFrame
         One row per group, sorted by ``by``: the ``by`` columns, ``n_pages`` (labeled pages),
-        ``n_errors``, ``n_unlabeled`` (only when ``per_page.attrs["unlabeled"]`` exists and every ``by``
+        ``n_errors``, ``n_abstained`` (pages answered with nothing, without an error: scored below the
+        abstention threshold, or without a candidate; only when ``per_page`` has a ``prediction`` column;
+        they score 0 like errors),
+        ``n_unlabeled`` (only when ``per_page.attrs["unlabeled"]`` exists and every ``by``
         column is one of system, dataset, site_id), then :data:`SUMMARY_METRICS`: the means over pages of
         :data:`MEAN_COLUMNS`, and ``h_f1`` = F1 of the macro ``h_precision`` and ``h_recall``
         (Carullo & Binaghi 2010, section 4.1). A group with only unlabeled pages has ``n_pages`` 0 and
@@ -254,6 +257,8 @@ def summarize(per_page: pd.DataFrame, by: Sequence[str] = ("system", "dataset"))
         raise ValueError(f"per-page table lacks column(s) {', '.join(missing)}; has {list(per_page.columns)}")
     frame = per_page[needed].copy()
     frame["has_error"] = frame["error"].fillna("").astype(str).ne("")
+    if "prediction" in per_page.columns:
+        frame["abstained"] = ~frame["has_error"] & per_page["prediction"].fillna("").astype(str).str.strip().eq("")
     grouped = frame.groupby(by, sort=True, dropna=False)
     summary = pd.DataFrame(
         {summary_col: grouped[page_col].mean() for summary_col, page_col in MEAN_COLUMNS.items()}
@@ -262,6 +267,9 @@ def summarize(per_page: pd.DataFrame, by: Sequence[str] = ("system", "dataset"))
     summary["n_pages"] = grouped.size()
     summary["n_errors"] = grouped["has_error"].sum()
     count_columns = ["n_pages", "n_errors"]
+    if "abstained" in frame.columns:
+        summary["n_abstained"] = grouped["abstained"].sum()
+        count_columns.append("n_abstained")
     unlabeled = per_page.attrs.get("unlabeled")
     if unlabeled is not None and set(by) <= {"system", "dataset", "site_id"}:
         unlabeled_frame = pd.DataFrame(list(unlabeled), columns=list(_UNLABELED_KEYS))
@@ -353,9 +361,11 @@ _DEFINITIONS = [
     "|H| (how few wrong blocks it kept) and R_H = 1 if a candidate matches a label (whether the right block "
     "was among them) (Carullo & Binaghi 2010, section 4.1); h_f1 = 2PR/(P+R) of those averages; "
     "h_f1_mean = mean of per-page F1. Models without a candidate set score 0 there.",
-    "n_pages: labeled pages scored; n_errors: those with a prediction error or no prediction; n_unlabeled: "
+    "n_pages: labeled pages scored; n_errors: those with a prediction error or no prediction; n_abstained: "
+    "those answered with nothing (a score under the abstention threshold, or no candidate); n_unlabeled: "
     "predicted pages without a label, left out.",
-    "Pages with a prediction error or no prediction score 0 in every metric (n_errors); unlabeled pages "
+    "Pages with a prediction error, no prediction or no answer score 0 in every metric (n_errors, "
+    "n_abstained); unlabeled pages "
     "are excluded (n_unlabeled).",
 ]
 
@@ -595,8 +605,9 @@ def _worst_pages_md(per_page: pd.DataFrame, out: Path) -> str:
     shots = [screenshot_name(site, path) for site, path in zip(worst["site_id"], worst["path"], strict=True)]
     if any((out / shot).is_file() for shot in shots):
         worst.insert(2, "screenshot", [f"[png]({shot})" if (out / shot).is_file() else "" for shot in shots])
-    return (f"## Worst pages\n\nThe {len(worst)} labeled pages with the lowest ROUGE-1 F1 (errors first; all "
-            f"of them in per_page.csv):\n\n{markdown_table(worst)}\n\n")
+    lead = ("The one labeled page with a ROUGE-1 F1 under 1 or an error" if len(worst) == 1 else
+            f"The {len(worst)} labeled pages with the lowest ROUGE-1 F1 (errors first; all of them in per_page.csv)")
+    return f"## Worst pages\n\n{lead}:\n\n{markdown_table(worst)}\n\n"
 
 
 def _reliability_section(per_page: pd.DataFrame, out: Path, paths: dict[str, Path]) -> str:
