@@ -29,10 +29,12 @@ from mainentity.sitedump import (
     SubresourceSources,
     decode_html,
     outside_reason,
+    own_url,
     page_from_html,
     page_url,
     read_dataset,
     read_page_bytes,
+    site_of_url,
 )
 from mainentity.splits import site_folds, split_pages
 from mainentity.text import counted
@@ -148,7 +150,8 @@ class PageFileError(ValueError):
 
 
 def read_page_file(
-    page_path: str | Path, url: str | None = None, anchor_url_pattern: str | None = None
+    page_path: str | Path, url: str | None = None, anchor_url_pattern: str | None = None, *,
+    base_url: str | None = None,
 ) -> tuple[Page, list[Page], SubresourceSources]:
     """One HTML file as a page and, when it lies in a site dump with a manifest, every page of that dump,
     with what serves their subresources.
@@ -157,9 +160,13 @@ def read_page_file(
     lies outside the folder that holds it, or a link loop, is not read (:func:`mainentity.sitedump.outside_reason`).
     Inside a site dump (a ``manifest.jsonl`` at most four directories up) the page gets its site id, path,
     manifest URL and incoming anchor texts, as ``predict`` gives them over the whole dump (a file the
-    manifest does not list keeps the dump's site id and its path in the dump); a lone file is a page of
-    the site its folder names, with its ``<base href>`` or file URI, no anchors and its own links home
-    (:func:`mainentity.linkgraph.link_graph`; its folder then serves its stylesheets and images).
+    manifest does not list keeps the dump's site id and its path in the dump). A lone file is read as a
+    folder without a manifest reads its pages: its URL is ``url``, else its ``<base href>``, else
+    ``base_url`` joined with its file name (:func:`mainentity.sitedump.page_url`), else the URL it gives
+    for itself (a canonical link, ``og:url``, a saved-from comment: :func:`mainentity.sitedump.own_url`),
+    whose host is then its site id, else its file URI in the site its folder names; it has no anchors
+    and its own links home (:func:`mainentity.linkgraph.link_graph`; its folder serves its stylesheets
+    and images).
 
     Raises
     ------
@@ -194,8 +201,11 @@ def read_page_file(
         html = decode_html(read_page_bytes(file), file.name)
     except (OSError, ValueError) as error:
         raise PageFileError(PageFailure(site_id, relative, str(error)), str(error)) from error
-    page = Page(site_id, relative, url or page_url(html, relative, file), html)
-    page = _linked_alone(page, anchor_url_pattern)
+    address = url or page_url(html, relative, file, base_url)
+    if not (url or base_url) and (own := own_url(html)) is not None:  # as sites_by_own_url groups a folder
+        site_id = site_of_url(own[0])
+        address = address if address.startswith(("http://", "https://")) else own[0]
+    page = _linked_alone(Page(site_id, relative, address, html), anchor_url_pattern)
     return page, [page], SubresourceSources()
 
 
@@ -237,7 +247,7 @@ def load_inputs(
                                        anchor_url_pattern))
             continue
         try:
-            page, _, subresources = read_page_file(path, anchor_url_pattern=anchor_url_pattern)
+            page, _, subresources = read_page_file(path, anchor_url_pattern=anchor_url_pattern, base_url=base_url)
         except PageFileError as error:  # one bad file is one error row; the batch goes on
             failures.append(error.failure)
             continue

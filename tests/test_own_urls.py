@@ -95,3 +95,19 @@ def test_pages_without_a_url_are_lone_pages_never_one_site(tmp_path, caplog):
     assert [(failure.site_id, failure.path, failure.reason) for failure in loaded.failures] == [
         ("empty", "a.html", "empty page (0 bytes)")]
 
+
+
+def test_a_file_named_alone_takes_the_url_it_gives_for_itself_or_the_base_url(tmp_path):
+    """A file named on the command line is read as a folder's file: its own canonical link names its URL and
+    site; --base-url (a URL prefix) wins over it; a page that names no URL keeps its folder's name."""
+    from mainentity.loading import load_inputs
+
+    folder = tmp_path / "news"
+    folder.mkdir()
+    (folder / "story.html").write_text(news_page("Bridge reopens", '<link rel="canonical" href="https://b.example/s/1">'))
+    (folder / "plain.html").write_text(news_page("Ferry fares rise"))
+    story, plain = load_inputs([str(folder / "story.html"), str(folder / "plain.html")]).pages
+    assert (story.site_id, story.url) == ("b.example", "https://b.example/s/1")
+    assert (plain.site_id, plain.url) == ("news", (folder / "plain.html").resolve().as_uri())
+    (given,) = load_inputs([str(folder / "story.html")], base_url="https://other.example/x/").pages
+    assert given.url == "https://other.example/x/story.html"
