@@ -4,6 +4,7 @@ the general model that ships with the package. Start Chromium."""
 from __future__ import annotations
 
 import json
+import zlib
 from pathlib import Path
 
 import pytest
@@ -463,6 +464,38 @@ def test_pages_as_browsers_show_them_today(general_model, render_cache_dir, make
 def test_a_lone_page_as_browsers_show_it_today(general_model, render_cache_dir, make_pages):
     (alone,) = answer(general_model, make_pages()[:1], render_cache_dir)  # a dump of one page: no site evidence
     assert alone.main_entity == make_pages()[0].main_entity[0], (alone.main_entity, alone.candidates)
+
+
+CJK_STORIES = [("국회, 내년 예산안 처리 또다시 불발··· 여야 \"책임 떠넘기기\"", "정치", "바다일보", "ko"),
+               ("서울 지하철 요금 300원 인상 확정… 다음 달부터 적용", "사회", "바다일보", "ko"),
+               ("这个城市的夜市，正在把年轻人重新带回老街", "生活", "好奇日报", "zh")]
+
+
+def cjk_suffix_page(headline: str, section: str, site: str, lang: str) -> Page:
+    """A Korean or Chinese news page whose <title> glues its section and site on ("…-정치ㅣ바다일보",
+    "…_生活_好奇日报", as HankookIlbo and qdaily do) and whose headline is shown in a plain paragraph, smaller
+    than the subheads: the title's headline segment is what names it."""
+    title = f"{headline}-{section}ㅣ{site}" if lang == "ko" else f"{headline}_{section}_{site}"
+    subheads = ("<h2>여야 협상 결렬</h2><h2>다음 본회의는 미정</h2>" if lang == "ko" else
+                "<h2>老街的新生意</h2><h2>夜市的年轻面孔</h2>")
+    sentence = "기자가 전했다. " if lang == "ko" else "记者报道。"
+    slug = f"{zlib.crc32(headline.encode()):08x}"
+    html = (f"<!DOCTYPE html><html lang='{lang}'><head><meta charset='utf-8'><title>{title}</title>"
+            f"<meta property='og:title' content='{title}'><style>body{{font-family:sans-serif;font-size:16px}}"
+            " .headline{font-size:17px;margin:8px 0} h2{font-size:22px} .logo{font-size:30px;font-weight:900}"
+            f"</style></head><body><header><a class='logo' href='/'>{site}</a> <nav><a href='/s'>{section}</a></nav>"
+            f"</header><article><p class='headline'>{headline}</p><div style='font-size:13px'>2026.07.12 20:29</div>"
+            f"{subheads}<p>{sentence * 30}</p></article><footer>© {site}</footer></body></html>")
+    return Page(f"own-cjk-{lang}-{slug}", f"news/{slug}.html", f"https://{lang}-news.example/news/{slug}", html,
+                (headline,))
+
+
+# Before the title's glued suffix was cut (features.title_segments), each page answered its whole <title>.
+@pytest.mark.parametrize("story", CJK_STORIES, ids=[story[3] + str(i) for i, story in enumerate(CJK_STORIES)])
+def test_a_title_with_a_glued_section_and_site_gives_its_headline(general_model, render_cache_dir, story):
+    page = cjk_suffix_page(*story)
+    (prediction,) = answer(general_model, [page], render_cache_dir)
+    assert prediction.main_entity == page.main_entity[0], (prediction.main_entity, prediction.candidates)
 
 
 def test_script_source_shown_as_text_is_never_a_candidate(general_model, render_cache_dir):
