@@ -33,17 +33,20 @@ SHOP_PAGES = 150
 DATASETS = {"christianbook": "swde-book-christianbook", "booksamillion": "swde-book-booksamillion",
             "readability": "readability-realworld", "fundus": "fundus-half", "postlight": "postlight-half"}
 
-# (ROUGE-1 F1, exact) floors per dataset; the values this test measured on 2026-12-04 (final code, 409 s) in the
-# comments. The noise over fold deals was not measured: the margins (0.05-0.07) are guesses larger than a seed's
+# (ROUGE-1 F1, exact) floors per dataset; the values this test measured on 2026-12-05 (final code, 302 s) in the
+# comments. The noise over fold deals was not measured: the margins (0.05-0.1) are guesses larger than a seed's
 # effect; replace them with measured noise.
-# booksamillion is this slice's weak spot: the leave-one-dataset-out model (trained on all four other datasets)
-# does far better on it (benchmarks/results/cross-site/).
+# booksamillion's fold is all or nothing: the site vote moves every page to the slot most pages answer. When
+# the Dice fallback labeled training <title>s with their site suffix as headlines, its pages' whole <title>
+# ("Wolf Tales X by Kate Douglas (Paperback): booksamillion.com") won 80 of 150 pages against the heading's 66,
+# and the vote gave exact 0.20; labeled only when exact, the heading wins 132 before the vote. The floor is
+# there to catch that flip.
 FLOORS = {
     "christianbook": (0.95, 0.93),  # 1.000, 1.000
-    "booksamillion": (0.60, 0.43),  # 0.665, 0.493
+    "booksamillion": (0.85, 0.80),  # 0.967, 0.967
     "readability": (0.90, 0.87),  # 0.958, 0.935
-    "fundus": (0.88, 0.73),  # 0.941, 0.792
-    "postlight": (0.88, 0.85),  # 0.950, 0.916
+    "fundus": (0.88, 0.75),  # 0.946, 0.817
+    "postlight": (0.88, 0.85),  # 0.952, 0.928
 }
 
 

@@ -59,3 +59,21 @@ def test_no_labels_or_no_blocks():
 def test_min_dice_out_of_range(min_dice):
     with pytest.raises(ValueError, match="min_dice"):
         main_entity_labels(BLOCKS, ["x"], min_dice=min_dice)
+
+
+def test_a_text_marked_exact_only_is_the_main_entity_only_when_it_equals_a_label():
+    # The Dice fallback would take a headline's <title> with its section and site:
+    # Dice = 2*7 / (7 + 9) = 0.875 >= 0.8.
+    texts = ["Storm closes the old harbour bridge again - Politics | Daily", "Storm closes the bridge"]
+    label = ["Storm closes the old harbour bridge again"]
+    assert main_entity_labels(texts, label).tolist() == [True, False]
+    assert main_entity_labels(texts, label, exact_only=[True, False]).tolist() == [False, False]
+    # an exact match still counts, and the fallback still reaches the other texts
+    assert main_entity_labels(texts, [texts[0]], exact_only=[True, False]).tolist() == [True, False]
+    assert main_entity_labels(texts, ["Storm closes the bridge now"], exact_only=[True, False]).tolist() == [
+        False, True]
+
+
+def test_exact_only_needs_one_entry_per_text():
+    with pytest.raises(ValueError, match="exact_only has 1 entries for 5 blocks"):
+        main_entity_labels(BLOCKS, ["x"], exact_only=[True])

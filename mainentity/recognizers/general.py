@@ -67,6 +67,7 @@ from mainentity.records import Document, Page, Prediction, TextBlock
 from mainentity.text import normalize_text
 
 _SITE_COLUMNS = [TRANSFER_FEATURES.index(name) for name in SITE_FEATURES]
+_HOLDS_SITE_NAME = TRANSFER_FEATURES.index("holds_site_name")
 
 #: What the calibrator's held-out folds are made of (``calibration_folds`` in :class:`GeneralRecognizer`).
 CALIBRATION_FOLDS = ("sites", "datasets")
@@ -318,8 +319,9 @@ class GeneralRecognizer(Recognizer):
         """Learn from labeled rendered documents; return ``self``.
 
         Candidates are labeled main entity as :func:`~mainentity.features.labels.main_entity_labels`
-        says (equal to a label after normalisation, else the best token Dice >= 0.8). Documents without
-        a rendering, labels or candidates are skipped with one warning that counts them. The documents
+        says (equal to a label after normalisation, else the best token Dice >= 0.8 among the candidates that
+        do not hold the site's name: a headline's ``<title>`` with its site suffix is not the headline).
+        Documents without a rendering, labels or candidates are skipped with one warning that counts them. The documents
         are taken in (site id, path) order, so their order does not change the model (same
         ``random_state``, same pages: same model).
 
@@ -352,7 +354,9 @@ class GeneralRecognizer(Recognizer):
                 n_skipped += page_id < len(usable)
                 continue
             n_copies += page_id >= len(usable)
-            y = main_entity_labels([c.text for c in candidates], document.page.main_entity)
+            # a text that holds the site's name beside a long label is its wrapper: labeled only if exact
+            y = main_entity_labels([c.text for c in candidates], document.page.main_entity,
+                                   exact_only=x[:, _HOLDS_SITE_NAME] == 1.0)
             negatives = np.flatnonzero(~y)
             if len(negatives) > self.max_negatives:
                 keep = np.sort(np.concatenate([np.flatnonzero(y), rng.choice(negatives, self.max_negatives,
