@@ -383,15 +383,15 @@ def anchor_coverage_notes(coverage: Sequence[AnchorCoverage], *, configurable: b
 
 
 def log_anchor_coverage(coverage: Sequence[AnchorCoverage], *, configurable: bool = True) -> None:
-    """Log the overall coverage (info), then the sites of several pages: the silent ones as one warning,
-    the others as one info line (each site's own line when it is the only one; ``-v`` lists them all:
-    :class:`mainentity.log_summary.RepeatedMessage`).
+    """Log the overall coverage (info), then the sites of several pages: the silent ones as one warning
+    in one wording whether one site or many is silent, the others as one info line (a site's own line when
+    it is the only one); ``-v`` lists each site's line (:class:`mainentity.log_summary.RepeatedMessage`).
     """
     logger.info("%s", anchor_coverage_notes(coverage)[0])
     several = [site for site in coverage if site.n_pages >= 2]
     advice = ". If they do link, set data.anchor_url_pattern in the config" if configurable else ""
     silent = RepeatedMessage(logger, "{n} of {total} sites of several pages have no links between their pages: "
-                             "anchor texts are missing there {examples}" + advice)
+                             "anchor texts are missing there {examples}" + advice, summary_for_one=True)
     linked = RepeatedMessage(logger, "{n} of {total} sites of several pages have incoming anchor texts",
                              level=logging.INFO)
     for site in several:
