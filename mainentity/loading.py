@@ -176,11 +176,12 @@ def read_page_file(
         A ValueError: if the file is a symbolic link out of its folder or a link loop, or not a regular
         file of at most :data:`mainentity.sitedump.MAX_PAGE_BYTES`
         (:func:`mainentity.sitedump.read_page_bytes`) or not text (:func:`mainentity.sitedump.decode_html`),
-        or its site dump's manifest lists it and reading the dump failed on it.
+        or its site dump's manifest lists it and reading the dump failed on it. Its message starts with
+        ``page_path`` as given; so does its failure's reason, but for a file of a site dump (the dump's row).
     """
     named = Path(page_path).absolute()
     if reason := outside_reason(named, named.parent.resolve(), "its folder"):
-        raise PageFileError(PageFailure(named.parent.name, named.name, reason), f"{page_path}: {reason}")
+        raise _refused(page_path, named.parent.name, named.name, reason)
     file = named.resolve()
     if not file.is_file():
         raise FileNotFoundError(f"page {str(page_path)!r} is not a file")
@@ -195,11 +196,15 @@ def read_page_file(
                 return (replace(page, url=url) if url else page), site_pages, loaded.subresources
             failure = next((f for f in loaded.failures if f.path == relative), None)
             if failure is not None:
-                raise PageFileError(failure, f"{relative}: {failure.reason}")
+                raise PageFileError(failure, f"{page_path}: {failure.reason}")
             break
     try:
-        html = decode_html(read_page_bytes(file), file.name)
+        data = read_page_bytes(file)
     except (OSError, ValueError) as error:
+        raise _refused(page_path, site_id, relative, str(error)) from error
+    try:
+        html = decode_html(data, str(page_path))
+    except ValueError as error:  # its message starts with the path given
         raise PageFileError(PageFailure(site_id, relative, str(error)), str(error)) from error
     address = url or page_url(html, relative, file, base_url)
     if not (url or base_url) and (own := own_url(html)) is not None:  # as sites_by_own_url groups a folder
@@ -207,6 +212,13 @@ def read_page_file(
         address = address if address.startswith(("http://", "https://")) else own[0]
     page = _linked_alone(Page(site_id, relative, address, html), anchor_url_pattern)
     return page, [page], SubresourceSources()
+
+
+def _refused(page_path: str | Path, site_id: str, relative: str, reason: str) -> PageFileError:
+    """The error of a lone file that is not read: its row keeps the key a readable file of its folder
+    gets (``site_id``, ``relative``), its reason names the file as the user gave it."""
+    message = f"{page_path}: {reason}"
+    return PageFileError(PageFailure(site_id, relative, message), message)
 
 
 def _linked_alone(page: Page, anchor_url_pattern: str | None) -> Page:
@@ -226,7 +238,8 @@ def load_inputs(
     ``base_url`` or its ``<base href>``: :func:`mainentity.sitedump.page_from_html`), or given as
     ``stdin``, its bytes already read (:func:`read_stdin`). An HTML file that
     cannot be read (empty, binary, too large) is one failure, named as :func:`read_page_file` names the
-    page (by its site dump, else by its folder and file name); the other inputs still load.
+    page (by its site dump, else by its folder and file name, its reason starting with the path given); the
+    other inputs still load.
 
     Raises
     ------
@@ -370,15 +383,15 @@ def anchor_coverage_notes(coverage: Sequence[AnchorCoverage], *, configurable: b
 
 
 def log_anchor_coverage(coverage: Sequence[AnchorCoverage], *, configurable: bool = True) -> None:
-    """Log the overall coverage (info), then the sites of several pages: the silent ones as one warning,
-    the others as one info line (each site's own line when it is the only one; ``-v`` lists them all:
-    :class:`mainentity.log_summary.RepeatedMessage`).
+    """Log the overall coverage (info), then the sites of several pages: the silent ones as one warning
+    in one wording whether one site or many is silent, the others as one info line (a site's own line when
+    it is the only one); ``-v`` lists each site's line (:class:`mainentity.log_summary.RepeatedMessage`).
     """
     logger.info("%s", anchor_coverage_notes(coverage)[0])
     several = [site for site in coverage if site.n_pages >= 2]
     advice = ". If they do link, set data.anchor_url_pattern in the config" if configurable else ""
     silent = RepeatedMessage(logger, "{n} of {total} sites of several pages have no links between their pages: "
-                             "anchor texts are missing there {examples}" + advice)
+                             "anchor texts are missing there {examples}" + advice, summary_for_one=True)
     linked = RepeatedMessage(logger, "{n} of {total} sites of several pages have incoming anchor texts",
                              level=logging.INFO)
     for site in several:

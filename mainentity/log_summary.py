@@ -30,6 +30,10 @@ class RepeatedMessage:
         Level of the summary (or of the one message when there is one).
     n_examples : int, default :data:`N_EXAMPLES`
         How many of them the summary names.
+    summary_for_one : bool, default False
+        Say the summary for a single occurrence too (naming it without "e.g.", its message at ``DEBUG``),
+        so that the kind has one wording whatever the count; by default one occurrence is said as its
+        own message.
 
     Examples
     --------
@@ -45,16 +49,21 @@ class RepeatedMessage:
     >>> one.add("s/a.html", "render failed for s/a.html: timed out after 30 s")
     >>> one.log()
     render failed for s/a.html: timed out after 30 s
+    >>> tally = RepeatedMessage(log, "{n} of {total} sites have no links between their pages", summary_for_one=True)
+    >>> tally.add("a.example", "site a.example: 0 of 2 pages have incoming anchor texts")
+    >>> tally.log(total=1)
+    1 of 1 sites have no links between their pages (a.example)
     """
 
     def __init__(self, logger: logging.Logger, summary: str, *, level: int = logging.WARNING,
-                 n_examples: int = N_EXAMPLES):
+                 n_examples: int = N_EXAMPLES, summary_for_one: bool = False):
         if n_examples < 1:
             raise ValueError(f"n_examples must be >= 1; got {n_examples}")
         self.logger = logger
         self.summary = summary
         self.level = level
         self.n_examples = n_examples
+        self.summary_for_one = summary_for_one
         self.names: list[str] = []
         self.messages: list[str] = []
 
@@ -68,8 +77,9 @@ class RepeatedMessage:
         self.messages.append(message)
 
     def log(self, total: int | None = None) -> None:
-        """Log what was recorded, then forget it: nothing for none, the message itself for one, else the
-        summary with the first :attr:`n_examples` distinct names and, when ``DEBUG`` is on, every message.
+        """Log what was recorded, then forget it: nothing for none, the message itself for one (unless
+        :attr:`summary_for_one`), else the summary with the first :attr:`n_examples` distinct names and,
+        when ``DEBUG`` is on, every message.
 
         Parameters
         ----------
@@ -78,14 +88,14 @@ class RepeatedMessage:
         """
         names, messages = self.names, self.messages
         self.names, self.messages = [], []
-        if len(messages) == 1:
+        if len(messages) == 1 and not self.summary_for_one:
             self.logger.log(self.level, "%s", messages[0])
             return
         if not messages:
             return
         distinct = list(dict.fromkeys(names))  # a page tried twice is named once
         more = f"; -v lists all {len(names)}" if len(distinct) > self.n_examples else ""
-        examples = f"(e.g. {', '.join(distinct[:self.n_examples])}{more})"
+        examples = f"({'e.g. ' * (len(names) > 1)}{', '.join(distinct[:self.n_examples])}{more})"
         summary = self.summary if "{examples}" in self.summary else self.summary + " {examples}"
         self.logger.log(self.level, "%s", summary.format(n=len(messages), total=total, examples=examples))
         for message in messages:

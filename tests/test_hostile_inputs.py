@@ -381,12 +381,35 @@ def test_a_symbolic_link_named_as_a_page_obeys_the_rule_of_a_link_found_in_its_f
     _check_paths(named, "input")  # a loop exists: it is not "missing"
     loaded = load_inputs(named)
     assert {failure.path: failure.reason for failure in loaded.failures} == {
-        "etc.html": "symbolic link to a file outside its folder: not read",
-        "up.html": "symbolic link to a file outside its folder: not read",
-        "loop.html": "symbolic link loop: not read"}
+        "etc.html": f"{folder / 'etc.html'}: symbolic link to a file outside its folder: not read",
+        "up.html": f"{folder / 'up.html'}: symbolic link to a file outside its folder: not read",
+        "loop.html": f"{folder / 'loop.html'}: symbolic link loop: not read"}
     assert {failure.site_id for failure in loaded.failures} == {"dir"}
     [page] = loaded.pages  # the link inside its folder is read, as in a run over the folder
     assert "Inside Page" in page.html and "Secret" not in page.html
     over_folder = load_inputs([str(folder)])
     assert sorted(failure.reason for failure in over_folder.failures) == sorted(
-        failure.reason.replace("its folder", "the site dump") for failure in loaded.failures)
+        failure.reason.removeprefix(f"{folder / failure.path}: ").replace("its folder", "the site dump")
+        for failure in loaded.failures)
+
+
+def test_a_lone_file_that_is_refused_is_named_by_the_path_given(tmp_path, monkeypatch):
+    from mainentity.loading import PageFileError, load_inputs, read_page_file
+
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / "saved" / "news"
+    folder.mkdir(parents=True)
+    (folder / "binary.html").write_bytes(b"\x00\x01\x02\x03<h1>x</h1>")
+    (folder / "empty.html").write_bytes(b"")
+    with (folder / "huge.html").open("wb") as stream:
+        stream.truncate(MAX_PAGE_BYTES + 1)  # sparse: no disk used
+    given = ["saved/news/binary.html", "saved/news/empty.html", "saved/news/huge.html"]
+    loaded = load_inputs(given)
+    assert {failure.path: failure.reason for failure in loaded.failures} == {
+        "binary.html": "saved/news/binary.html: not text (4 of the first 14 bytes are control bytes such as NUL)",
+        "empty.html": "saved/news/empty.html: empty page (0 bytes)",
+        "huge.html": f"saved/news/huge.html: {MAX_PAGE_BYTES + 1} bytes, over the limit of {MAX_PAGE_BYTES} bytes: "
+                     "not read"}
+    assert {failure.site_id for failure in loaded.failures} == {"news"}  # the key a readable file there gets
+    with pytest.raises(PageFileError, match=r"^saved/news/huge\.html: \d+ bytes, over the limit"):
+        read_page_file("saved/news/huge.html")  # explain's message

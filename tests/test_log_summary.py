@@ -37,6 +37,16 @@ def test_one_line_for_many_the_message_itself_for_one_and_nothing_for_none(caplo
         assert len(failed) == 1
     assert [(record.levelno, record.getMessage()) for record in caplog.records] == [
         (logging.INFO, "s/a.html: timed out")]
+    caplog.clear()
+    with caplog.at_level(logging.DEBUG):
+        with repeated_message(LOGGER, "{n} of {total} sites are quiet", total=3) as quiet:
+            quiet.add("a.example", "site a.example is quiet: 0 links")
+        always = RepeatedMessage(LOGGER, "{n} of {total} sites are quiet", summary_for_one=True)
+        always.add("a.example", "site a.example is quiet: 0 links")
+        always.log(total=3)
+    assert [(record.levelno, record.getMessage()) for record in caplog.records] == [
+        (logging.WARNING, "site a.example is quiet: 0 links"),
+        (logging.WARNING, "1 of 3 sites are quiet (a.example)"), (logging.DEBUG, "site a.example is quiet: 0 links")]
     with pytest.raises(ValueError, match="n_examples must be >= 1; got 0"):
         RepeatedMessage(LOGGER, "{n}", n_examples=0)
 
@@ -75,6 +85,22 @@ def test_sites_without_links_between_their_pages_are_one_warning_and_v_lists_the
     listed = [message for message in messages(caplog, logging.DEBUG) if "check that its pages link" in message]
     assert [message.split(":")[0] for message in listed] == [
         "site a.example", "site b.example", "site c.example", "site d.example", "site e.example"]
+
+
+def test_one_site_without_links_between_its_pages_is_said_in_the_words_of_many(tmp_path, caplog):
+    write_site(tmp_path / "one", "a.example", 2)
+    write_site(tmp_path / "one", "b.example", 1)  # a lone page: no links expected
+    write_site(tmp_path / "many", "a.example", 2)
+    write_site(tmp_path / "many", "c.example", 2)
+    with caplog.at_level(logging.DEBUG, logger="mainentity"):
+        load_pages([str(tmp_path / "one")])
+        load_pages([str(tmp_path / "many")])
+    one, many = messages(caplog, logging.WARNING)
+    assert one == ("1 of 1 sites of several pages have no links between their pages: anchor texts are missing "
+                   "there (a.example). If they do link, set data.anchor_url_pattern in the config")
+    assert many == one.replace("1 of 1", "2 of 2").replace("(a.example)", "(e.g. a.example, c.example)")
+    listed = [message for message in messages(caplog, logging.DEBUG) if "check that its pages link" in message]
+    assert [message.split(":")[0] for message in listed] == ["site a.example", "site a.example", "site c.example"]
 
 
 def test_pages_that_cannot_be_read_are_one_warning(tmp_path, caplog):

@@ -263,8 +263,12 @@ def _damaged_warc(path, damage: str):
         records[3] = lengthen(records[3], by)  # the second page's response
     elif damage == "last page too short by 30":
         records[-1] = lengthen(records[-1], -30)
+    elif damage == "too short, cut in its HTTP header":
+        records[3] = lengthen(records[3], 10 - int(re.search(rb"Content-Length: (\d+)", records[3]).group(1)))
     elif damage == "request too long":
         records[2] = lengthen(records[2], 200)  # the second page's request swallows its response's start
+    elif damage == "request short by 30":
+        records[2] = lengthen(records[2], -30)
     if path.name.endswith(".gz"):
         path.write_bytes(b"".join(gzip.compress(record) for record in records))
         assert all(zlib.decompressobj(wbits=31).decompress(gzip.compress(r)) == r for r in records)
@@ -274,8 +278,8 @@ def _damaged_warc(path, damage: str):
 
 
 WARC_DAMAGE = ("too long by 50", "too long by a whole page", "too long by two pages and some",
-               "past the end of the file", "too short by 30", "last page too short by 30", "request too long",
-               "same id, another url")
+               "past the end of the file", "too short by 30", "last page too short by 30",
+               "too short, cut in its HTTP header", "request too long", "request short by 30", "same id, another url")
 
 
 @pytest.mark.parametrize("name", ["damaged.warc.gz", "damaged.warc"])
@@ -302,7 +306,8 @@ def test_every_page_record_of_a_damaged_warc_gets_exactly_one_row(tmp_path, name
         assert answered[urls[3]].path == answered[urls[2]].path + "#2"
         assert answered[urls[4]].path == answered[urls[2]].path + "#3"
     unread = [failure for failure in loaded.failures if not failure.url]  # damage outside page records
-    assert len(unread) == (damage == "request too long")  # its request's damage, the page itself answered
+    assert len(unread) == damage.startswith("request")  # its request's damage, the page itself answered
+    assert all(f"WARC record of {urls[1]} damaged" in failure.reason for failure in unread)  # which record
 
 
 def test_a_predict_run_over_a_warc_whose_record_runs_over_the_next_writes_a_row_per_page(tmp_path):

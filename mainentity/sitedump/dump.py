@@ -508,8 +508,8 @@ def sites_by_own_url(dump: SiteDump, *, max_pages: int | None = None) -> tuple[l
     >>> [(site.site_id, [(p.path, p.url) for p in site.pages]) for site in sites]
     [('a.example', [('a.html', 'https://a.example/1')]), ('html-b57612a221fc039f', [('b.html', 'file:///f/b.html')])]
     >>> summary
-    'flat: 2 pages without a manifest: 1 site from their own URLs (1 canonical link), 1 lone page without a URL \
-(each a site of its own; --base-url reads the folder as one site)'
+    'flat: 2 pages without a manifest: 1 site from the URL 1 page gives for itself (1 canonical link), 1 lone page \
+without a URL (each a site of its own; --base-url reads the folder as one site)'
     """
     grouped: dict[str, list[Page]] = {}
     markers: Counter[str] = Counter()
@@ -532,10 +532,12 @@ def sites_by_own_url(dump: SiteDump, *, max_pages: int | None = None) -> tuple[l
         sites = [dump]
     elif dump.failures:
         sites[0] = replace(sites[0], failures=dump.failures)
-    n_lone = len(dump.pages) - sum(markers.values())
+    n_named = sum(markers.values())
+    n_lone = len(dump.pages) - n_named
     how = ", ".join(counted(n, marker, MARKER_PLURALS[marker]) for marker in URL_MARKERS if (n := markers[marker]))
+    gives = "URL 1 page gives for itself" if n_named == 1 else f"URLs {n_named} pages give for themselves"
     summary = f"{dump.site_id}: {counted(len(dump.pages), 'page')} without a manifest: "
-    summary += f"{counted(len(hosts), 'site')} from their own URLs ({how})" if hosts else "no page names its URL"
+    summary += f"{counted(len(hosts), 'site')} from the {gives} ({how})" if hosts else "no page names its URL"
     if n_lone:
         summary += (f", {counted(n_lone, 'lone page')} without a URL (each a site of its own; --base-url reads "
                     "the folder as one site)")

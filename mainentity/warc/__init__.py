@@ -37,10 +37,11 @@ whose content cannot be taken (a malformed ``WARC-Target-URI``, say) is a failur
 its own offset, and the next record is read as usual. A record whose ``Content-Length`` runs over
 the next record's header (a wrong length: its payload holds the end of a record and a ``WARC/1.x``
 header) is damaged: a page record gets a failure of its host that says so, another record a failure
-at its offset, and reading resumes at the next record start after its own, so no sound record
-behind it is lost. A page record whose ``Content-Length`` ends inside its own payload (the bytes at
-its declared end are not the CRLF CRLF that ends a record) gets such a failure too, not an answer
-from its cut payload. A page payload over
+at its offset that names its ``WARC-Target-URI``, and reading resumes at the next record start after
+its own, so no sound record behind it is lost. A record whose ``Content-Length`` ends inside its own
+block (the bytes at its declared end are not the CRLF CRLF that ends a record; even inside its HTTP
+header) gets such a failure too, not an answer from its cut payload: whether it is a page is read from
+its block up to the next record's header. A page payload over
 :data:`mainentity.sitedump.MAX_PAGE_BYTES`, recorded or once decoded, is a failure of its host: it is
 never read or decompressed past that limit (a decompression bomb costs no more memory than a large page).
 

@@ -6,6 +6,7 @@ read on (:func:`iter_warc`).
 
 from __future__ import annotations
 
+import io
 import re
 import zlib
 from collections.abc import Iterator
@@ -143,7 +144,9 @@ def iter_warc(
                             yield _damage_failure(file, damage, resumed_at=start)
                             damage = None
                         overran, start = True, _next_record_start(file, offset + 1, gz)
-                        yield overrun.failure(file, offset, start, counts)
+                        yield _damaged_record_failure(file, offset, overrun.names, start, f"its Content-Length "
+                                                      f"({overrun.content_length} bytes) runs over the next record",
+                                                      counts)
                         break
                     except Exception as exc:  # noqa: BLE001 - one record's content is one failure, at its offset
                         vars(counts).update(vars(counts_before))
@@ -158,14 +161,16 @@ def iter_warc(
         if overran:
             continue
         at = None if error is not None else _trailing_damage(file, last if last is not None else start, gz)
-        short = (_short_length(file, last, gz) if (error is not None or at not in (None, last))
-                 and isinstance(held, (Page, PageFailure)) and not held.path.startswith("@") else None)
-        if short is not None:  # the page record's length ends inside its own payload: it is the damage
+        short = (_short_record(file, last, gz) if last is not None and (error is not None or at not in (None, last))
+                 else None)
+        if short is not None:  # the record's length ends inside its own block: it is the damage
+            vars(counts).update(vars(counts_before_last))
             counts.n_damaged += 1
             start = _next_record_start(file, last + 1, gz)
-            resumed = f"reading resumed at byte {start}" if start is not None else "nothing readable after it"
-            yield PageFailure(held.site_id, held.path, f"{file}@{last}: WARC record damaged: its Content-Length "
-                              f"({short} bytes) ends before the record does; {resumed}", held.url)
+            content_length, whole = short
+            yield _damaged_record_failure(file, last, _record_names(whole, WarcRecordType, file, last), start,
+                                          f"its Content-Length ({content_length} bytes) ends before the record does",
+                                          counts)
             continue
         if held is not None:
             yield held
@@ -199,21 +204,51 @@ class _Overrun(Exception):
     """A record whose ``Content-Length`` runs over the header of a next record (a wrong length): the
     record is damaged, and reading goes on at the next record start after its own."""
 
-    def __init__(self, content_length: int, page: tuple[str, str, str] | None):
-        super().__init__(content_length, page)
-        self.content_length, self.page = content_length, page
+    def __init__(self, content_length: int, names: _RecordNames):
+        super().__init__(content_length, names)
+        self.content_length, self.names = content_length, names
 
-    def failure(self, file: Path, offset: int, resumed_at: int | None, counts: WarcCounts) -> PageFailure:
-        """The row of the damaged record: its page's (``site_id``, record id, URL) when it is a page
-        (counted in ``counts.n_pages``), else the file's at ``@<offset>``."""
-        resumed = f"reading resumed at byte {resumed_at}" if resumed_at is not None else "nothing readable after it"
-        reason = (f"{file}@{offset}: WARC record damaged: its Content-Length ({self.content_length} bytes) runs "
-                  f"over the next record; {resumed}")
-        if self.page is None:
-            return PageFailure(str(file), f"@{offset}", reason)
-        counts.n_pages += 1
-        site_id, record_id, url = self.page
-        return PageFailure(site_id, record_id, reason, url)
+
+@dataclass(frozen=True)
+class _RecordNames:
+    """What names a damaged record in its row: its ``WARC-Target-URI`` (``""`` without one) and, when the
+    record is a page, the page's site id and path (its record id)."""
+
+    url: str
+    page: tuple[str, str] | None = None
+
+
+def _damaged_record_failure(
+    file: Path, offset: int, names: _RecordNames, resumed_at: int | None, why: str, counts: WarcCounts
+) -> PageFailure:
+    """The row of a record whose ``Content-Length`` is wrong: its page's (``site_id``, record id, URL)
+    when it is a page (counted in ``counts.n_pages``), else the file's at ``@<offset>``, its reason naming
+    the record's ``WARC-Target-URI`` when it has one."""
+    resumed = f"reading resumed at byte {resumed_at}" if resumed_at is not None else "nothing readable after it"
+    of_url = f" of {names.url}" if names.url and names.page is None else ""
+    reason = f"{file}@{offset}: WARC record{of_url} damaged: {why}; {resumed}"
+    if names.page is None:
+        return PageFailure(str(file), f"@{offset}", reason)
+    counts.n_pages += 1
+    site_id, record_id = names.page
+    return PageFailure(site_id, record_id, reason, names.url)
+
+
+def _record_names(whole: bytes, record_types, file: Path, offset: int) -> _RecordNames:
+    """The names of the record whose bytes, its ``Content-Length`` set right, are ``whole``: a page's
+    when :func:`_record_content` reads it as one, else its ``WARC-Target-URI`` alone (``""`` when even
+    its header is unreadable)."""
+    from fastwarc.warc import ArchiveIterator
+
+    try:
+        record = next(iter(ArchiveIterator(io.BytesIO(whole), parse_http=True)))
+        url = record.headers.get("WARC-Target-URI", "")
+        item = _record_content(record, record_types, WarcCounts(), file, offset)
+    except Exception:  # noqa: BLE001 - a header FastWARC cannot read names nothing
+        return _RecordNames("")
+    if isinstance(item, (Page, PageFailure)):
+        return _RecordNames(item.url, (item.site_id, item.path))
+    return _RecordNames(url)
 
 
 def _record_item(
@@ -229,7 +264,7 @@ def _record_item(
     """
     item = _record_content(record, record_types, counts, file, offset)
     if (item is None or isinstance(item, SubresourceRecord)) and _overrun_at(b"", record.reader) is not None:
-        raise _Overrun(record.content_length, None)
+        raise _Overrun(record.content_length, _RecordNames(record.headers.get("WARC-Target-URI", "")))
     return item
 
 
@@ -257,8 +292,8 @@ def _record_content(
     overrun_at = _overrun_at(raw, record.reader)
     if overrun_at is not None:
         is_page = content_type in HTML_TYPES or sniff_html(raw[:overrun_at])
-        raise _Overrun(record.content_length, (site_of(url), record.record_id or f"{file.name}@{offset}", url)
-                       if is_page else None)
+        page = (site_of(url), record.record_id or f"{file.name}@{offset}") if is_page else None
+        raise _Overrun(record.content_length, _RecordNames(url, page))
     try:
         if len(raw) > MAX_PAGE_BYTES:
             raise ValueError(f"payload over the limit of {MAX_PAGE_BYTES} bytes: not read")
@@ -324,10 +359,12 @@ def _trailing_damage(file: Path, last: int, gz: bool) -> int | None:
     return last + len(rest) - len(leftover)
 
 
-def _short_length(file: Path, at: int, gz: bool) -> int | None:
-    """The ``Content-Length`` of the record at byte ``at`` when its block ends inside the record (the
-    bytes at its declared end are not the CRLF CRLF that ends a record), else ``None`` (a record that
-    ends where it says, or runs past the end of the file: a truncation)."""
+def _short_record(file: Path, at: int, gz: bool) -> tuple[int, bytes] | None:
+    """The ``Content-Length`` of the record at byte ``at`` and the record's bytes with its length set to
+    where its block really ends (before the next record's header, or the gzip member's end), when its
+    block ends inside the record (the bytes at its declared end are not the CRLF CRLF that ends a
+    record); else ``None`` (a record that ends where it says, or runs past the end of the file: a
+    truncation)."""
     with file.open("rb") as stream:
         stream.seek(at)
         if gz:
@@ -346,7 +383,13 @@ def _short_length(file: Path, at: int, gz: bool) -> int | None:
     if length is None:
         return None
     end = head_end + 4 + int(length.group(1))
-    return int(length.group(1)) if len(data) >= end + 4 and data[end:end + 4] != b"\r\n\r\n" else None
+    if len(data) < end + 4 or data[end:end + 4] == b"\r\n\r\n":
+        return None
+    next_head = _EMBEDDED_HEAD.search(data, end)
+    block_end = next_head.start() if next_head else len(data) - 4 * data.endswith(b"\r\n\r\n")
+    whole = (bytes(data[:length.start(1)]) + str(block_end - head_end - 4).encode()
+             + bytes(data[length.end(1):block_end]) + b"\r\n\r\n")
+    return int(length.group(1)), whole
 
 
 def _overrun_at(head: bytes, reader) -> int | None:
