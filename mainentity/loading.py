@@ -129,14 +129,16 @@ def load_pages(
 
 
 def is_page_input(path: str | Path) -> bool:
-    """Whether ``path`` is one page rather than a dataset: ``-`` (standard input) or a file that is not WARC
-    (or a symbolic link that does not lead to a folder: :func:`read_page_file` tells whether it may be read).
+    """Whether ``path`` is one page rather than a dataset: ``-`` (standard input), or anything but a folder
+    that is not WARC (a FIFO or a device too, or a symbolic link that does not lead to a folder):
+    :func:`read_page_file` tells whether it may be read.
 
     >>> is_page_input("-"), is_page_input("datasets/sample-shop"), is_page_input("missing.html")
     (True, False, False)
     """
     path = Path(path)
-    return str(path) == STDIN or ((path.is_file() or path.is_symlink() and not path.is_dir())
+    # a FIFO, device or socket named alone is a page too: read_page_file refuses it with its row
+    return str(path) == STDIN or ((path.exists() or path.is_symlink()) and not path.is_dir()
                                   and not is_warc_input(path))
 
 
@@ -183,7 +185,7 @@ def read_page_file(
     if reason := outside_reason(named, named.parent.resolve(), "its folder"):
         raise _refused(page_path, named.parent.name, named.name, reason)
     file = named.resolve()
-    if not file.is_file():
+    if not file.exists() or file.is_dir():  # a FIFO or a device is refused below, with its row
         raise FileNotFoundError(f"page {str(page_path)!r} is not a file")
     site_id, relative = file.parent.name, file.name
     for dump_dir in file.parents[:_MAX_DUMP_DEPTH]:

@@ -413,3 +413,21 @@ def test_a_lone_file_that_is_refused_is_named_by_the_path_given(tmp_path, monkey
     assert {failure.site_id for failure in loaded.failures} == {"news"}  # the key a readable file there gets
     with pytest.raises(PageFileError, match=r"^saved/news/huge\.html: \d+ bytes, over the limit"):
         read_page_file("saved/news/huge.html")  # explain's message
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_a_fifo_named_beside_a_page_gets_its_row_and_the_page_its_answer(tmp_path, monkeypatch):
+    """A FIFO named on the command line is refused with a row naming it (reading it would block for ever);
+    the page named beside it is still read (before, the batch stopped: "dataset ... is not a directory")."""
+    from mainentity.loading import is_page_input, load_inputs
+
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / "sub"
+    folder.mkdir()
+    (folder / "good page.html").write_text("<title>Kettle</title><h1>Kettle</h1>", encoding="utf-8")
+    os.mkfifo(folder / "fifo.html")
+    assert is_page_input("sub/fifo.html") and not is_page_input("sub")
+    loaded = load_inputs(["sub/good page.html", "sub/fifo.html"])
+    assert [page.path for page in loaded.pages] == ["good page.html"]
+    assert [(failure.path, failure.reason) for failure in loaded.failures] == [
+        ("fifo.html", "sub/fifo.html: a FIFO (named pipe), not a regular file: not read")]
