@@ -321,8 +321,8 @@ class GeneralRecognizer(Recognizer):
         Candidates are labeled main entity as :func:`~mainentity.features.labels.main_entity_labels`
         says (equal to a label after normalisation, else the best token Dice >= 0.8 among the candidates that
         do not hold the site's name: a headline's ``<title>`` with its site suffix is not the headline).
-        Documents without a rendering, labels or candidates are skipped with one warning that counts them. The documents
-        are taken in (site id, path) order, so their order does not change the model (same
+        Documents without a rendering, labels or candidates are skipped with one warning that counts them.
+        The documents are taken in (site id, path) order, so their order does not change the model (same
         ``random_state``, same pages: same model).
 
         Raises
