@@ -38,9 +38,8 @@ DATASETS = {"christianbook": "swde-book-christianbook", "booksamillion": "swde-b
 # effect; replace them with measured noise.
 # booksamillion's fold is all or nothing: the site vote moves every page to the slot most pages answer. When
 # the Dice fallback labeled training <title>s with their site suffix as headlines, its pages' whole <title>
-# ("Wolf Tales X by Kate Douglas (Paperback): booksamillion.com") won 80 of 150 pages against the heading's 66,
-# and the vote gave exact 0.20; labeled only when exact, the heading wins 132 before the vote. The floor is
-# there to catch that flip.
+# ("Wolf Tales X by Kate Douglas (Paperback): booksamillion.com") won most pages, and the vote gave exact 0.20;
+# labeled only when exact, the heading wins. The floor is there to catch that flip.
 FLOORS = {
     "christianbook": (0.95, 0.93),  # 1.000, 1.000
     "booksamillion": (0.85, 0.80),  # 0.967, 0.967
