@@ -310,6 +310,29 @@ def test_every_page_record_of_a_damaged_warc_gets_exactly_one_row(tmp_path, name
     assert all(f"WARC record of {urls[1]} damaged" in failure.reason for failure in unread)  # which record
 
 
+@pytest.mark.parametrize("name", ["about.warc.gz", "about.warc"])
+@pytest.mark.parametrize("shown", [
+    b"<pre>\r\n\r\nWARC/1.0\r\nWARC-Type: response\r\nContent-Length: 1234\r\n\r\nHTTP/1.1 200 OK\r\n</pre>",
+    b"<script>var head = '\r\n\r\nWARC/1.0",  # the payload's very end
+])
+def test_a_page_that_shows_a_warc_header_is_answered_like_any_page(tmp_path, name, shown):
+    from warcio.warcwriter import WARCWriter
+
+    path = tmp_path / name
+    urls = [f"https://docs.example/warc-{number}" for number in range(3)]
+    bodies = [f"<html><head><title>Reading WARC files {number}</title></head><body><h1>Part {number}</h1>".encode()
+              + shown * (number == 1) for number in range(3)]
+    with path.open("wb") as stream:
+        writer = WARCWriter(stream, gzip=name.endswith(".gz"))
+        for number, (url, body) in enumerate(zip(urls, bodies, strict=True)):
+            make_sample_warc.write_response(writer, url, "200 OK", "text/html; charset=utf-8", body, 1 + 2 * number)
+    counts = WarcCounts()
+    items = list(iter_warc(path, counts))
+    assert [item.url for item in items] == urls and all(hasattr(item, "html") for item in items)  # no failure row
+    assert [item.html for item in items] == [body.decode() for body in bodies]
+    assert counts.n_damaged == 0 and counts.n_pages == 3
+
+
 def test_a_predict_run_over_a_warc_whose_record_runs_over_the_next_writes_a_row_per_page(tmp_path):
     urls = _damaged_warc(tmp_path / "damaged.warc.gz", "too long by two pages and some")
     out = tmp_path / "rows.jsonl"
