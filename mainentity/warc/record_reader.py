@@ -30,9 +30,10 @@ _SEARCH_CHUNK = 1 << 20
 #: A record header's start inside another record's payload: the end of a record (CRLF CRLF), then a
 #: ``WARC/1.0`` or ``WARC/1.1`` line and a ``WARC-*`` or ``Content-*`` field.
 _EMBEDDED_HEAD = re.compile(rb"\r\n\r\nWARC/1\.[01]\r\n(?:WARC|Content)-[A-Za-z-]*:")
-#: How a record header goes on after ``WARC/``: at a payload's very end, a start of one of these shows
-#: that the payload ran into the next record.
-_CUT_HEAD_STARTS = tuple(version + b"\r\n" + field for version in (b"1.0", b"1.1") for field in (b"WARC-", b"Content-"))
+#: How a record header starts: at a payload's very end after CRLF CRLF, a start of one of these (``W`` at
+#: least) hints that the payload ran into the next record.
+_CUT_HEAD_STARTS = tuple(b"WARC/" + version + b"\r\n" + field for version in (b"1.0", b"1.1")
+                         for field in (b"WARC-", b"Content-"))
 #: Bytes of an undecodable payload kept to sniff whether it is a page.
 _PRESCAN_HEAD = 1024
 
@@ -449,7 +450,7 @@ def _overrun_at(head: bytes, reader) -> int | None:
     else ``None``.
 
     A record ends with CRLF CRLF; a ``WARC/1.0`` or ``WARC/1.1`` line and a ``WARC-*`` or ``Content-*``
-    field after them, or the start of those (at least ``\\r\\n\\r\\nWARC/``) at the payload's very end,
+    field after them, or the start of those (at least ``\\r\\n\\r\\nW``) at the payload's very end,
     looks like a next record swallowed by a length too large. The payload may hold those bytes
     itself: :func:`_swallows_next_record` tells from the file.
 
@@ -457,6 +458,8 @@ def _overrun_at(head: bytes, reader) -> int | None:
     >>> _overrun_at(b"<p>x</p>\\r\\n\\r\\nWARC/1.0\\r\\nWARC-Type: response\\r\\n", io.BytesIO())
     12
     >>> _overrun_at(b"<p>x</p>", io.BytesIO(b"\\r\\n\\r\\nWARC/1.1\\r\\nWAR"))
+    12
+    >>> _overrun_at(b"<p>x</p>\\r\\n\\r\\nWA", io.BytesIO())
     12
     >>> _overrun_at(b"<p>WARC/1.0</p>", io.BytesIO()) is None
     True
@@ -471,8 +474,8 @@ def _overrun_at(head: bytes, reader) -> int | None:
         if not more:
             break
         position, data, tail = position + len(data), more, buffer[-64:]
-    cut = buffer.rfind(b"\r\n\r\nWARC/", len(buffer) - 64)
-    rest = buffer[cut + 9:] if cut >= 0 else b""
+    cut = buffer.rfind(b"\r\n\r\nW", len(buffer) - 64)
+    rest = buffer[cut + 4:] if cut >= 0 else b""
     if cut >= 0 and any(start.startswith(rest) or rest.startswith(start) for start in _CUT_HEAD_STARTS):
         return position - len(tail) + cut + 4
     return None
