@@ -31,7 +31,7 @@ class RepeatedMessage:
     n_examples : int, default :data:`N_EXAMPLES`
         How many of them the summary names.
     summary_for_one : bool, default False
-        Say the summary for a single occurrence too (naming it without "e.g.", its message at ``DEBUG``),
+        Say the summary for a single occurrence too (naming it, its message at ``DEBUG``),
         so that the kind has one wording whatever the count; by default one occurrence is said as its
         own message.
 
@@ -78,8 +78,8 @@ class RepeatedMessage:
 
     def log(self, total: int | None = None) -> None:
         """Log what was recorded, then forget it: nothing for none, the message itself for one (unless
-        :attr:`summary_for_one`), else the summary with the first :attr:`n_examples` distinct names and,
-        when ``DEBUG`` is on, every message.
+        :attr:`summary_for_one`), else the summary with the first :attr:`n_examples` distinct names
+        ("e.g." before them only when some are left out) and, when ``DEBUG`` is on, every message.
 
         Parameters
         ----------
@@ -95,7 +95,7 @@ class RepeatedMessage:
             return
         distinct = list(dict.fromkeys(names))  # a page tried twice is named once
         more = f"; -v lists all {len(names)}" if len(distinct) > self.n_examples else ""
-        examples = f"({'e.g. ' * (len(names) > 1)}{', '.join(distinct[:self.n_examples])}{more})"
+        examples = f"({'e.g. ' * bool(more)}{', '.join(distinct[:self.n_examples])}{more})"  # all named: no e.g.
         summary = self.summary if "{examples}" in self.summary else self.summary + " {examples}"
         self.logger.log(self.level, "%s", summary.format(n=len(messages), total=total, examples=examples))
         for message in messages:
@@ -113,7 +113,7 @@ def repeated_message(logger: logging.Logger, summary: str, *, level: int = loggi
     >>> with repeated_message(log, "{n} pages have no prediction") as failed:
     ...     failed.add("s/a.html", "no prediction for s/a.html: empty page")
     ...     failed.add("s/b.html", "no prediction for s/b.html: empty page")
-    2 pages have no prediction (e.g. s/a.html, s/b.html)
+    2 pages have no prediction (s/a.html, s/b.html)
     """
     tally = RepeatedMessage(logger, summary, level=level)
     try:

@@ -415,6 +415,30 @@ def test_a_lone_file_that_is_refused_is_named_by_the_path_given(tmp_path, monkey
         read_page_file("saved/news/huge.html")  # explain's message
 
 
+def test_a_page_marked_utf_32_that_is_not_is_refused_and_a_utf_32_page_is_read(tmp_path, monkeypatch):
+    """A UTF-32 byte order mark before bytes that are not UTF-32 is a row naming the page (before, the page
+    was read as UTF-16 or sniffed, and its garbage answered); valid UTF-32 pages, both byte orders, are read."""
+    from mainentity.loading import load_inputs
+
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / "saved" / "news"
+    folder.mkdir(parents=True)
+    garbage = b"\xde\xad\xbe\xef" * 64 + b"<h1>Kettle</h1>"  # no code point: over U+10FFFF in both orders
+    (folder / "le-garbage.html").write_bytes(b"\xff\xfe\x00\x00" + garbage)
+    (folder / "be-garbage.html").write_bytes(b"\x00\x00\xfe\xff" + garbage)
+    page = "<title>Kettle \U0001f375</title><h1>Kettle \U0001f375 中</h1>"  # a code point past U+FFFF
+    (folder / "le.html").write_bytes(("\ufeff" + page).encode("utf-32-le"))
+    (folder / "be.html").write_bytes(("\ufeff" + page).encode("utf-32-be"))
+    names = ["be-garbage.html", "be.html", "le-garbage.html", "le.html"]
+    loaded = load_inputs([f"saved/news/{name}" for name in names])
+    assert {failure.path: failure.reason for failure in loaded.failures} == {
+        f"{order}-garbage.html": f"saved/news/{order}-garbage.html: not text (a UTF-32-{order.upper()} byte order "
+                                 f"mark, then bytes that are not UTF-32-{order.upper()}: code point not in "
+                                 "range(0x110000) at byte 4)"
+        for order in ("le", "be")}
+    assert {page.path: page.html for page in loaded.pages} == {"le.html": page, "be.html": page}
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
 def test_a_fifo_named_beside_a_page_gets_its_row_and_the_page_its_answer(tmp_path, monkeypatch):
     """A FIFO named on the command line is refused with a row naming it (reading it would block for ever);

@@ -51,13 +51,27 @@ def test_one_line_for_many_the_message_itself_for_one_and_nothing_for_none(caplo
         RepeatedMessage(LOGGER, "{n}", n_examples=0)
 
 
+@pytest.mark.parametrize(("names", "examples"), [
+    (["s/a.html", "s/a.html"], "(s/a.html)"),  # one page tried twice: it is all there is
+    (["s/a.html", "s/b.html", "s/c.html"], "(s/a.html, s/b.html, s/c.html)"),  # as many as a summary names
+    (["s/a.html", "s/b.html", "s/c.html", "s/d.html"], "(e.g. s/a.html, s/b.html, s/c.html; -v lists all 4)"),
+])
+def test_e_g_is_written_only_when_some_names_are_left_out(caplog, names, examples):
+    tally = RepeatedMessage(LOGGER, "{n} rendering attempts failed")
+    for name in names:
+        tally.add(name, f"{name}: timed out")
+    with caplog.at_level(logging.WARNING):
+        tally.log()
+    assert messages(caplog, logging.WARNING) == [f"{len(names)} rendering attempts failed {examples}"]
+
+
 def test_the_block_is_summed_up_when_it_raises(caplog):
     with caplog.at_level(logging.DEBUG), pytest.raises(KeyboardInterrupt):
         with repeated_message(LOGGER, "{n} pages failed") as failed:
             failed.add("s/a.html", "s/a.html: timed out")
             failed.add("s/b.html", "s/b.html: crashed")
             raise KeyboardInterrupt
-    assert messages(caplog, logging.WARNING) == ["2 pages failed (e.g. s/a.html, s/b.html)"]
+    assert messages(caplog, logging.WARNING) == ["2 pages failed (s/a.html, s/b.html)"]
     assert messages(caplog, logging.DEBUG) == ["s/a.html: timed out", "s/b.html: crashed"]
 
 
@@ -98,7 +112,7 @@ def test_one_site_without_links_between_its_pages_is_said_in_the_words_of_many(t
     one, many = messages(caplog, logging.WARNING)
     assert one == ("1 of 1 sites of several pages have no links between their pages: anchor texts are missing "
                    "there (a.example). If they do link, set data.anchor_url_pattern in the config")
-    assert many == one.replace("1 of 1", "2 of 2").replace("(a.example)", "(e.g. a.example, c.example)")
+    assert many == one.replace("1 of 1", "2 of 2").replace("(a.example)", "(a.example, c.example)")
     listed = [message for message in messages(caplog, logging.DEBUG) if "check that its pages link" in message]
     assert [message.split(":")[0] for message in listed] == ["site a.example", "site a.example", "site c.example"]
 
@@ -122,4 +136,4 @@ def test_pages_without_a_prediction_are_one_warning(caplog):
         predictions = predict_documents(TitleTagRecognizer().fit([]), documents)
     assert [prediction.error != "" for prediction in predictions] == [True, True, True, False]
     assert messages(caplog, logging.WARNING) == [
-        "3 pages have no prediction (an error row each) (e.g. s.example/0.html, s.example/1.html, s.example/2.html)"]
+        "3 pages have no prediction (an error row each) (s.example/0.html, s.example/1.html, s.example/2.html)"]

@@ -371,7 +371,7 @@ def test_hanging_page_times_out_and_batch_goes_on(caplog):
         assert r.n_tabs_replaced == 2
     # its two failed attempts are one line when the batch ends
     assert [record.getMessage() for record in caplog.records if "attempt" in record.getMessage()] == [
-        "2 rendering attempts failed over 2 pages (a page is tried 2 times at most) (e.g. shop/hang.htm)"]
+        "2 rendering attempts failed over 2 pages (a page is tried 2 times at most) (shop/hang.htm)"]
     assert outcomes["hang.htm"].rendered is None
     assert outcomes["hang.htm"].error.startswith("shop/hang.htm: ")
     assert "timed out after 1.5 s" in outcomes["hang.htm"].error

@@ -257,8 +257,8 @@ def _damaged_warc(path, damage: str):
         return record[:length.start(1)] + str(int(length.group(1)) + by).encode() + record[length.end(1):]
 
     whole_page = len(records[4]) + len(records[5])  # the next page's request and response
-    by = {"too long by 50": 50, "too long by a whole page": whole_page, "too long by two pages and some": 2000,
-          "past the end of the file": 10**6, "too short by 30": -30}.get(damage)
+    by = {"too long by 5": 5, "too long by 8": 8, "too long by 50": 50, "too long by a whole page": whole_page,
+          "too long by two pages and some": 2000, "past the end of the file": 10**6, "too short by 30": -30}.get(damage)
     if by is not None:
         records[3] = lengthen(records[3], by)  # the second page's response
     elif damage == "last page too short by 30":
@@ -277,9 +277,10 @@ def _damaged_warc(path, damage: str):
     return urls
 
 
-WARC_DAMAGE = ("too long by 50", "too long by a whole page", "too long by two pages and some",
-               "past the end of the file", "too short by 30", "last page too short by 30",
-               "too short, cut in its HTTP header", "request too long", "request short by 30", "same id, another url")
+WARC_DAMAGE = ("too long by 5", "too long by 8", "too long by 50", "too long by a whole page",
+               "too long by two pages and some", "past the end of the file", "too short by 30",
+               "last page too short by 30", "too short, cut in its HTTP header", "request too long",
+               "request short by 30", "same id, another url")
 
 
 @pytest.mark.parametrize("name", ["damaged.warc.gz", "damaged.warc"])
@@ -308,6 +309,30 @@ def test_every_page_record_of_a_damaged_warc_gets_exactly_one_row(tmp_path, name
     unread = [failure for failure in loaded.failures if not failure.url]  # damage outside page records
     assert len(unread) == damage.startswith("request")  # its request's damage, the page itself answered
     assert all(f"WARC record of {urls[1]} damaged" in failure.reason for failure in unread)  # which record
+
+
+@pytest.mark.parametrize("name", ["about.warc.gz", "about.warc"])
+@pytest.mark.parametrize("shown", [
+    b"<pre>\r\n\r\nWARC/1.0\r\nWARC-Type: response\r\nContent-Length: 1234\r\n\r\nHTTP/1.1 200 OK\r\n</pre>",
+    b"<script>var head = '\r\n\r\nWARC/1.0",  # the payload's very end
+    b"<pre>\r\n\r\nWAR",  # as a payload cut short by a length 7 bytes too long ends
+])
+def test_a_page_that_shows_a_warc_header_is_answered_like_any_page(tmp_path, name, shown):
+    from warcio.warcwriter import WARCWriter
+
+    path = tmp_path / name
+    urls = [f"https://docs.example/warc-{number}" for number in range(3)]
+    bodies = [f"<html><head><title>Reading WARC files {number}</title></head><body><h1>Part {number}</h1>".encode()
+              + shown * (number == 1) for number in range(3)]
+    with path.open("wb") as stream:
+        writer = WARCWriter(stream, gzip=name.endswith(".gz"))
+        for number, (url, body) in enumerate(zip(urls, bodies, strict=True)):
+            make_sample_warc.write_response(writer, url, "200 OK", "text/html; charset=utf-8", body, 1 + 2 * number)
+    counts = WarcCounts()
+    items = list(iter_warc(path, counts))
+    assert [item.url for item in items] == urls and all(hasattr(item, "html") for item in items)  # no failure row
+    assert [item.html for item in items] == [body.decode() for body in bodies]
+    assert counts.n_damaged == 0 and counts.n_pages == 3
 
 
 def test_a_predict_run_over_a_warc_whose_record_runs_over_the_next_writes_a_row_per_page(tmp_path):

@@ -17,7 +17,9 @@ from typing import BinaryIO
 
 import charset_normalizer
 
-_BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
+#: Byte order marks and their codecs; UTF-32's come first (its little-endian mark starts with UTF-16's).
+_BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
+         (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
 #: How many leading bytes the charset prescan and the HTML sniffing look at (the WHATWG prescan reads
 #: 1024; saved pages often carry long comments or scripts before their ``<meta charset>``).
 _PRESCAN_BYTES = 4096
@@ -139,14 +141,15 @@ def declared_charset(data: bytes) -> str | None:
 def decode_html(data: bytes, path: str = "<bytes>", *, http_charset: str | None = None) -> str:
     """Decode a page's bytes to text, the way a browser would but trusting valid UTF-8 first.
 
-    Order: (1) a byte order mark (UTF-8, UTF-16 LE/BE); (1b) the charset of the HTTP ``Content-Type``
-    header when given and known (a page of a crawl: the browser's transport-layer encoding, which
-    wins over ``<meta>``), with replacement characters; (2) strict UTF-8 when the bytes are valid
-    UTF-8 (saved pages often keep a stale ``<meta charset>``); (3) the declared charset
-    (:func:`declared_charset`), strictly; (4) charset-normalizer's best guess (windows-1252 among
-    equally good guesses); (5) the declared charset
-    with replacement characters (what a browser shows), else windows-1252 (never fails). NUL characters
-    are dropped, as a browser drops them from a page's text (:func:`check_decoded`).
+    Order: (1) a byte order mark (UTF-8, UTF-16 LE/BE with replacement characters; UTF-32 LE/BE
+    strictly: it is no web encoding, so a page that names it must be valid UTF-32, or it is refused);
+    (1b) the charset of the HTTP ``Content-Type`` header when given and known (a page of a crawl: the
+    browser's transport-layer encoding, which wins over ``<meta>``), with replacement characters;
+    (2) strict UTF-8 when the bytes are valid UTF-8 (saved pages often keep a stale ``<meta charset>``);
+    (3) the declared charset (:func:`declared_charset`), strictly; (4) charset-normalizer's best guess
+    (windows-1252 among equally good guesses); (5) the declared charset with replacement characters
+    (what a browser shows), else windows-1252 (never fails). NUL characters are dropped, as a browser
+    drops them from a page's text (:func:`check_decoded`).
 
     Parameters
     ----------
@@ -167,7 +170,7 @@ def decode_html(data: bytes, path: str = "<bytes>", *, http_charset: str | None 
     ------
     PageReadError
         If the page is empty (only white space), or binary (:func:`looks_binary` on its first 4096
-        bytes after a BOM, e.g. NUL-heavy files, images).
+        bytes after a BOM, e.g. NUL-heavy files, images), or not valid UTF-32 after a UTF-32 BOM.
 
     Examples
     --------
@@ -177,10 +180,22 @@ def decode_html(data: bytes, path: str = "<bytes>", *, http_charset: str | None 
     '<meta charset="windows-1252"><p>café</p>'
     >>> decode_html("<p>café</p>".encode("cp1252"), http_charset="ISO-8859-1")
     '<p>café</p>'
+    >>> decode_html("\\ufeff<p>\\U0001d11e</p>".encode("utf-32-be"))
+    '<p>\\U0001d11e</p>'
+    >>> decode_html(b"\\xff\\xfe\\x00\\x00\\xde\\xad\\xbe\\xef", "a.html")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    mainentity.sitedump.decoding.PageReadError: a.html: not text (a UTF-32-LE byte order mark, then bytes that ...)
     """
     for bom, codec in _BOMS:
         if data.startswith(bom):
-            html = data[len(bom) :].decode(codec, errors="replace")
+            strict = codec.startswith("utf-32")
+            try:
+                html = data[len(bom) :].decode(codec, errors="strict" if strict else "replace")
+            except UnicodeDecodeError as error:
+                raise PageReadError(
+                    f"{path}: not text (a {codec.upper()} byte order mark, then bytes that are not {codec.upper()}: "
+                    f"{error.reason} at byte {len(bom) + error.start})") from None
             return check_decoded(html, path)
     if not data.strip():
         raise PageReadError(f"{path}: empty page ({len(data)} bytes)")

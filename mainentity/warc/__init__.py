@@ -38,7 +38,9 @@ its own offset, and the next record is read as usual. A record whose ``Content-L
 the next record's header (a wrong length: its payload holds the end of a record and a ``WARC/1.x``
 header) is damaged: a page record gets a failure of its host that says so, another record a failure
 at its offset that names its ``WARC-Target-URI``, and reading resumes at the next record start after
-its own, so no sound record behind it is lost. A record whose ``Content-Length`` ends inside its own
+its own, so no sound record behind it is lost. A page whose payload merely holds such bytes (a page
+about WARC files showing a record) is read as any page: the file shows that its record ends where its
+length says and that no record that does starts inside it. A record whose ``Content-Length`` ends inside its own
 block (the bytes at its declared end are not the CRLF CRLF that ends a record; even inside its HTTP
 header) gets such a failure too, not an answer from its cut payload: whether it is a page is read from
 its block up to the next record's header. A page payload over

@@ -9,8 +9,9 @@ from __future__ import annotations
 import io
 import re
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -29,9 +30,10 @@ _SEARCH_CHUNK = 1 << 20
 #: A record header's start inside another record's payload: the end of a record (CRLF CRLF), then a
 #: ``WARC/1.0`` or ``WARC/1.1`` line and a ``WARC-*`` or ``Content-*`` field.
 _EMBEDDED_HEAD = re.compile(rb"\r\n\r\nWARC/1\.[01]\r\n(?:WARC|Content)-[A-Za-z-]*:")
-#: How a record header goes on after ``WARC/``: at a payload's very end, a start of one of these shows
-#: that the payload ran into the next record.
-_CUT_HEAD_STARTS = tuple(version + b"\r\n" + field for version in (b"1.0", b"1.1") for field in (b"WARC-", b"Content-"))
+#: How a record header starts: at a payload's very end after CRLF CRLF, a start of one of these (``W`` at
+#: least) hints that the payload ran into the next record.
+_CUT_HEAD_STARTS = tuple(b"WARC/" + version + b"\r\n" + field for version in (b"1.0", b"1.1")
+                         for field in (b"WARC-", b"Content-"))
 #: Bytes of an undecodable payload kept to sniff whether it is a page.
 _PRESCAN_HEAD = 1024
 
@@ -136,7 +138,8 @@ def iter_warc(
                         yield held
                         held = None
                     try:
-                        item = _record_item(record, WarcRecordType, counts, file, offset)
+                        item = _record_item(record, WarcRecordType, counts, file, offset,
+                                            partial(_swallows_next_record, file, offset, gz))
                     except _Overrun as overrun:  # the record's length runs over the next record: read on there
                         vars(counts).update(vars(counts_before))
                         counts.n_damaged += 1
@@ -243,7 +246,7 @@ def _record_names(whole: bytes, record_types, file: Path, offset: int) -> _Recor
     try:
         record = next(iter(ArchiveIterator(io.BytesIO(whole), parse_http=True)))
         url = record.headers.get("WARC-Target-URI", "")
-        item = _record_content(record, record_types, WarcCounts(), file, offset)
+        item = _record_content(record, record_types, WarcCounts(), file, offset, lambda: False)
     except Exception:  # noqa: BLE001 - a header FastWARC cannot read names nothing
         return _RecordNames("")
     if isinstance(item, (Page, PageFailure)):
@@ -252,24 +255,29 @@ def _record_names(whole: bytes, record_types, file: Path, offset: int) -> _Recor
 
 
 def _record_item(
-    record, record_types, counts: WarcCounts, file: Path, offset: int
+    record, record_types, counts: WarcCounts, file: Path, offset: int, swallows_next: Callable[[], bool]
 ) -> Page | PageFailure | SubresourceRecord | None:
     """The page (or failure) or subresource a record gives, or ``None`` for a record that is skipped
     (and counted).
 
+    ``swallows_next()`` tells whether the record's ``Content-Length`` runs over a next record
+    (:func:`_swallows_next_record`); it is asked only when the payload looks so (:func:`_overrun_at`).
+
     Raises
     ------
     _Overrun
-        If the record's payload holds the start of a next record (:func:`_overrun_at`).
+        If the record's payload holds the start of a next record (:func:`_overrun_at`) and
+        ``swallows_next()`` confirms it.
     """
-    item = _record_content(record, record_types, counts, file, offset)
-    if (item is None or isinstance(item, SubresourceRecord)) and _overrun_at(b"", record.reader) is not None:
+    item = _record_content(record, record_types, counts, file, offset, swallows_next)
+    if ((item is None or isinstance(item, SubresourceRecord)) and _overrun_at(b"", record.reader) is not None
+            and swallows_next()):
         raise _Overrun(record.content_length, _RecordNames(record.headers.get("WARC-Target-URI", "")))
     return item
 
 
 def _record_content(
-    record, record_types, counts: WarcCounts, file: Path, offset: int
+    record, record_types, counts: WarcCounts, file: Path, offset: int, swallows_next: Callable[[], bool]
 ) -> Page | PageFailure | SubresourceRecord | None:
     if record.record_type == record_types.revisit:
         counts.n_revisits += 1
@@ -290,7 +298,7 @@ def _record_content(
         return _subresource_item(record, counts, file, offset, url)
     raw = record.reader.read(MAX_PAGE_BYTES + 1)
     overrun_at = _overrun_at(raw, record.reader)
-    if overrun_at is not None:
+    if overrun_at is not None and swallows_next():
         is_page = content_type in HTML_TYPES or sniff_html(raw[:overrun_at])
         page = (site_of(url), record.record_id or f"{file.name}@{offset}") if is_page else None
         raise _Overrun(record.content_length, _RecordNames(url, page))
@@ -365,19 +373,9 @@ def _short_record(file: Path, at: int, gz: bool) -> tuple[int, bytes] | None:
     block ends inside the record (the bytes at its declared end are not the CRLF CRLF that ends a
     record); else ``None`` (a record that ends where it says, or runs past the end of the file: a
     truncation)."""
-    with file.open("rb") as stream:
-        stream.seek(at)
-        if gz:
-            inflater, data = zlib.decompressobj(wbits=31), bytearray()
-            try:
-                while not inflater.eof and (chunk := stream.read(_SEARCH_CHUNK)):
-                    data += inflater.decompress(chunk)
-                    if len(data) > MAX_PAGE_BYTES + _SEARCH_CHUNK:
-                        return None
-            except zlib.error:
-                return None
-        else:
-            data = stream.read(MAX_PAGE_BYTES + _SEARCH_CHUNK)
+    data = _record_bytes(file, at, gz)
+    if data is None:
+        return None
     head_end = data.find(b"\r\n\r\n", 0, _SEARCH_CHUNK)
     length = _CONTENT_LENGTH.search(data[:head_end]) if head_end >= 0 else None
     if length is None:
@@ -392,18 +390,76 @@ def _short_record(file: Path, at: int, gz: bool) -> tuple[int, bytes] | None:
     return int(length.group(1)), whole
 
 
+def _record_bytes(file: Path, at: int, gz: bool) -> bytes | None:
+    """The bytes of the record at byte ``at`` and what follows it: its gzip member inflated
+    (``.warc.gz``; ``None`` when the member is corrupt or inflates past ``MAX_PAGE_BYTES`` and a search
+    chunk), or the file's next ``MAX_PAGE_BYTES`` and a search chunk (``.warc``)."""
+    with file.open("rb") as stream:
+        stream.seek(at)
+        if not gz:
+            return stream.read(MAX_PAGE_BYTES + _SEARCH_CHUNK)
+        inflater, data = zlib.decompressobj(wbits=31), bytearray()
+        try:
+            while not inflater.eof and (chunk := stream.read(_SEARCH_CHUNK)):
+                data += inflater.decompress(chunk)
+                if len(data) > MAX_PAGE_BYTES + _SEARCH_CHUNK:
+                    return None
+        except zlib.error:
+            return None
+    return bytes(data)
+
+
+def _declared_end(data: bytes, start: int) -> int | None:
+    """Where the block of the record whose header starts at ``data[start]`` ends by its
+    ``Content-Length`` (the offset of the CRLF CRLF that should end the record), or ``None`` when its
+    header has no end or no ``Content-Length``."""
+    head_end = data.find(b"\r\n\r\n", start, start + _SEARCH_CHUNK)
+    length = _CONTENT_LENGTH.search(data, start, head_end) if head_end >= 0 else None
+    return head_end + 4 + int(length.group(1)) if length else None
+
+
+def _ends_where_it_says(data: bytes, start: int) -> bool:
+    """Whether the record whose header starts at ``data[start]`` ends where its ``Content-Length``
+    says: CRLF CRLF there, then a next record's header or nothing but padding (the end of the
+    gzip member or the file)."""
+    end = _declared_end(data, start)
+    return end is not None and (_EMBEDDED_HEAD.match(data, end) is not None
+                                or data[end:end + 4] == b"\r\n\r\n" and not data[end + 4:].strip(b"\r\n\0 "))
+
+
+def _swallows_next_record(file: Path, at: int, gz: bool) -> bool:
+    """Whether the ``Content-Length`` of the record at byte ``at`` runs over a next record, read from the
+    file: the record does not end where its length says (:func:`_ends_where_it_says`), or a record
+    that does starts inside its block.
+
+    :func:`_overrun_at` finds what looks like a next record's header in a payload; a page may hold
+    those bytes itself (a page about WARC files showing a record in a ``<pre>``), and then its
+    record ends where its length says and no sound record starts inside it. A record whose bytes
+    cannot be read back (a corrupt gzip member, a block past ``MAX_PAGE_BYTES``) keeps the suspicion.
+    """
+    data = _record_bytes(file, at, gz)
+    if data is None or not _ends_where_it_says(data, 0):
+        return True
+    head_end, end = data.find(b"\r\n\r\n"), _declared_end(data, 0)
+    return any(_ends_where_it_says(data, found.start() + 4) for found in _EMBEDDED_HEAD.finditer(data, head_end, end))
+
+
 def _overrun_at(head: bytes, reader) -> int | None:
-    """Where a next record's header starts in a record's payload (``head``, the bytes of it already
-    read, then the rest of ``reader``), when the record's ``Content-Length`` runs over it; else ``None``.
+    """Where a next record's header seems to start in a record's payload (``head``, the bytes of it
+    already read, then the rest of ``reader``), as when the record's ``Content-Length`` runs over it;
+    else ``None``.
 
     A record ends with CRLF CRLF; a ``WARC/1.0`` or ``WARC/1.1`` line and a ``WARC-*`` or ``Content-*``
-    field after them, or the start of those (at least ``\\r\\n\\r\\nWARC/``) at the payload's very end,
-    is a next record swallowed by a length too large.
+    field after them, or the start of those (at least ``\\r\\n\\r\\nW``) at the payload's very end,
+    looks like a next record swallowed by a length too large. The payload may hold those bytes
+    itself: :func:`_swallows_next_record` tells from the file.
 
     >>> import io
     >>> _overrun_at(b"<p>x</p>\\r\\n\\r\\nWARC/1.0\\r\\nWARC-Type: response\\r\\n", io.BytesIO())
     12
     >>> _overrun_at(b"<p>x</p>", io.BytesIO(b"\\r\\n\\r\\nWARC/1.1\\r\\nWAR"))
+    12
+    >>> _overrun_at(b"<p>x</p>\\r\\n\\r\\nWA", io.BytesIO())
     12
     >>> _overrun_at(b"<p>WARC/1.0</p>", io.BytesIO()) is None
     True
@@ -418,8 +474,8 @@ def _overrun_at(head: bytes, reader) -> int | None:
         if not more:
             break
         position, data, tail = position + len(data), more, buffer[-64:]
-    cut = buffer.rfind(b"\r\n\r\nWARC/", len(buffer) - 64)
-    rest = buffer[cut + 9:] if cut >= 0 else b""
+    cut = buffer.rfind(b"\r\n\r\nW", len(buffer) - 64)
+    rest = buffer[cut + 4:] if cut >= 0 else b""
     if cut >= 0 and any(start.startswith(rest) or rest.startswith(start) for start in _CUT_HEAD_STARTS):
         return position - len(tail) + cut + 4
     return None
