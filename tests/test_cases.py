@@ -219,19 +219,19 @@ CLIPS = ["Ferry fares rise for the third year in a row", "Lighthouse keeper reti
 
 def video_news_pages() -> list[Page]:
     """A local news site's video pages: the headline is in the ``<title>`` only ("… - Local News - Salem,
-    OR"), the page shows the section's name as its heading, the player and its generic caption, and links
-    to its other clips (a site suffix kept with the headline was the answer before)."""
+    OR"); the page shows the player and its generic caption, and links to its other clips (a site suffix
+    kept with the headline was the answer before)."""
     pages = []
     for i, headline in enumerate(CLIPS):
         slug = "-".join(headline.lower().split()[:4])
         others = "".join(f"<li><a href='/video/{'-'.join(clip.lower().split()[:4])}.html'>{clip}</a></li>"
                          for clip in CLIPS if clip != headline)
         html = (f"<!DOCTYPE html><html><head><title>{headline} - Local News - Salem, OR</title>"
-                "<style>body{font-family:Arial,sans-serif;font-size:15px} h2{font-size:30px}"
+                "<style>body{font-family:Arial,sans-serif;font-size:15px}"
                 " .player{width:640px;height:360px;background:#111}</style></head><body>"
                 "<header><a href='/' style='font-size:32px;font-weight:900'>Salem Daily</a>"
                 " <a href='/news'>Local News</a> <a href='/video'>Video</a></header>"
-                "<main><h2>Local News</h2><div class='player'></div><p>Watch the full report.</p>"
+                "<main><div class='player'></div><p>Watch the full report.</p>"
                 f"<p style='font-size:12px'>Posted {i + 3} March</p>"
                 f"<h3>More videos</h3><ul>{others}</ul></main><footer>© Salem Daily</footer></body></html>")
         pages.append(Page("own-video-news", f"video/{slug}.html", f"https://salemdaily.example/video/{slug}.html", html,

@@ -138,9 +138,10 @@ def title_segment_candidates(rendered: RenderedPage, blocks: list[TextBlock],
     texts of ``blocks``; when one holds it, the candidate takes the style and box of the shortest such
     block (the tightest place a person sees it). A whole title that no block holds is a candidate too,
     with an empty box and font size 0 (pages whose only statement of their topic is the title tag), and
-    so are its segments that no block holds (the headline part of "Headline - News - City, ST" where the
-    page shows the headline nowhere) unless the page shows the same name in other words
-    (:func:`_shown_in_other_words`: the title's SEO wording is no rival of the visible heading). Each of
+    so are its parts (``split_title(title, inner=False)``) up to the first one the page shows, in these or
+    other words (:func:`_shown_in_other_words`): the headline part of "Headline - News - City, ST" where the
+    page shows the headline nowhere, but not the title's SEO wording of a visible heading, nor the tagline
+    after a home page's shown name ("Harbor Lane Goods - Homewares, garden and stationery"). Each of
     ``names`` is a candidate only where a block holds it (a recipe's ``Recipe.name`` "Lemon Tart" inside
     its heading "Lemon Tart (Easy 5-Ingredient Recipe)"): structured data that the page does not show is
     no answer.
@@ -163,12 +164,12 @@ def title_segment_candidates(rendered: RenderedPage, blocks: list[TextBlock],
     --------
     >>> h1 = TextBlock("Know Your Bible (Paperback)", "h1", "html[0]/body[1]/h1[0]", 32, 700, True, 8, 8, 400, 37)
     >>> [(c.text, c.width) for c in title_segment_candidates(RenderedPage("Know Your Bible - Shop", (), ()), [h1])]
-    [('Know Your Bible - Shop', 0.0), ('Shop', 0.0), ('Know Your Bible', 400)]
+    [('Know Your Bible - Shop', 0.0), ('Know Your Bible', 400)]
     >>> [c.text for c in title_segment_candidates(RenderedPage("Tin Roof Reopens - News - Salem, OR", (), ()), [h1])]
     ['Tin Roof Reopens - News - Salem, OR', 'Tin Roof Reopens', 'News', 'Salem, OR']
     >>> seo = RenderedPage("Know Your Bible by Ann Lee (Paperback) - Shop", (), ())
     >>> [c.text for c in title_segment_candidates(seo, [h1])]
-    ['Know Your Bible by Ann Lee (Paperback) - Shop', 'Shop']
+    ['Know Your Bible by Ann Lee (Paperback) - Shop']
     """
     normalized = [normalize_text(block.text) for block in blocks]
     all_texts = "\n".join(normalized)  # normalised texts hold no newline: one test rules out most segments
@@ -185,14 +186,20 @@ def title_segment_candidates(rendered: RenderedPage, blocks: list[TextBlock],
             block = blocks[min(holders, key=lambda i: len(normalized[i]))]
             found.append(dataclasses.replace(block, text=segment, hidden=False, merged=False, kind="title"))
         elif segment == title:  # a whole title the page does not show: no box, and its parts neither
-            for part in _with_segments(title, inner=False):
+            found.append(_unshown(title))
+            for part in _with_segments(title, inner=False)[1:]:
                 part_key = normalize_text(part)
-                if part == title or (part_key not in all_texts and part_key not in seen and _balanced(part)
-                                     and not _shown_in_other_words(part, blocks)):
+                if part_key in all_texts or _shown_in_other_words(part, blocks):
+                    break  # what follows a part the page shows is its description or suffix
+                if part_key not in seen and _balanced(part):
                     seen.add(part_key)
-                    found.append(TextBlock(part, "title", "html[0]/head[0]/title[0]", 0.0, 400, False, 0.0, 0.0,
-                                           0.0, 0.0, kind="title"))
+                    found.append(_unshown(part))
     return found
+
+
+def _unshown(text: str) -> TextBlock:
+    """A candidate of a title's text that the page does not show: no box, font size 0."""
+    return TextBlock(text, "title", "html[0]/head[0]/title[0]", 0.0, 400, False, 0.0, 0.0, 0.0, 0.0, kind="title")
 
 
 def _balanced(text: str) -> bool:
@@ -375,10 +382,8 @@ def page_candidates(rendered: RenderedPage, names: Sequence[str] = ()) -> list[T
     >>> h2 = TextBlock("Title", "h2", "p", 24, 700, True, 8, 8, 60, 28)
     >>> sub = TextBlock("(Paperback)", "span", "p/span[0]", 14, 400, False, 70, 14, 80, 16)
     >>> both = TextBlock("Title (Paperback)", "h2", "p", 24, 700, True, 8, 8, 142, 28, merged=True)
-    >>> page = RenderedPage("Title | Shop", (), (h2, sub, both))
-    >>> [(c.kind, c.text) for c in page_candidates(page)]  # doctest: +NORMALIZE_WHITESPACE
-    [('block', 'Title'), ('block', '(Paperback)'), ('block', 'Title (Paperback)'), ('title', 'Title | Shop'),
-     ('title', 'Shop')]
+    >>> [(c.kind, c.text) for c in page_candidates(RenderedPage("Title | Shop", (), (h2, sub, both)))]
+    [('block', 'Title'), ('block', '(Paperback)'), ('block', 'Title (Paperback)'), ('title', 'Title | Shop')]
     """
     visible = [block for block in rendered.blocks if not block.hidden]
     blocks = _without_ruby_fragments(_with_lines(visible) if visible else list(rendered.blocks))
