@@ -213,6 +213,42 @@ def kicker_news_pages() -> list[Page]:
     return pages
 
 
+CLIPS = ["Ferry fares rise for the third year in a row", "Lighthouse keeper retires after forty years",
+         "Flooded road reopens after the spring storms"]
+
+
+def video_news_pages() -> list[Page]:
+    """A local news site's video pages: the headline is in the ``<title>`` only ("… - Local News - Salem,
+    OR"); the page shows the player and its generic caption, and links to its other clips (a site suffix
+    kept with the headline was the answer before)."""
+    pages = []
+    for i, headline in enumerate(CLIPS):
+        slug = "-".join(headline.lower().split()[:4])
+        others = "".join(f"<li><a href='/video/{'-'.join(clip.lower().split()[:4])}.html'>{clip}</a></li>"
+                         for clip in CLIPS if clip != headline)
+        html = (f"<!DOCTYPE html><html><head><title>{headline} - Local News - Salem, OR</title>"
+                "<style>body{font-family:Arial,sans-serif;font-size:15px}"
+                " .player{width:640px;height:360px;background:#111}</style></head><body>"
+                "<header><a href='/' style='font-size:32px;font-weight:900'>Salem Daily</a>"
+                " <a href='/news'>Local News</a> <a href='/video'>Video</a></header>"
+                "<main><div class='player'></div><p>Watch the full report.</p>"
+                f"<p style='font-size:12px'>Posted {i + 3} March</p>"
+                f"<h3>More videos</h3><ul>{others}</ul></main><footer>© Salem Daily</footer></body></html>")
+        pages.append(Page("own-video-news", f"video/{slug}.html", f"https://salemdaily.example/video/{slug}.html", html,
+                          (headline,)))
+    return pages
+
+
+# A title whose headline the page shows nowhere: the title's part before its section and site is a candidate
+# with no box (features.candidates.title_segment_candidates), as the whole title was.
+def test_a_headline_shown_only_in_the_title_is_its_part_not_the_whole_title(general_model, render_cache_dir):
+    pages = video_news_pages()
+    for page, prediction in zip(pages, answer(general_model, pages, render_cache_dir), strict=True):
+        assert prediction.main_entity == page.main_entity[0], (page.path, prediction.main_entity, prediction.candidates)
+    alone = answer(general_model, pages[:1], render_cache_dir)[0]
+    assert alone.main_entity == pages[0].main_entity[0], (alone.main_entity, alone.candidates)
+
+
 RECIPES = [("Lemon Tart", "Easy 5-Ingredient Recipe", "🍋"), ("Harbor Grill Fish Stew", "Ready in 40 Minutes", "🐟")]
 
 

@@ -322,15 +322,12 @@ def test_a_product_whose_name_slot_says_sold_out_is_rendered(general_model, shop
 
 
 @pytest.mark.browser
-@pytest.mark.xfail(strict=True, reason=(
-    "known limit since 68b2543: rendered, the page answers 'Sold out'. Its <title> segment naming the product "
-    "is no candidate where the page does not show it, and the whole <title> holds the site's name, which training "
-    "no longer labels a headline by approximation (the Dice fallback)"))
 def test_a_product_whose_name_slot_says_sold_out_answers_its_title(general_model, shop_documents, render_cache_dir):
     target, _, result = sold_out_transfer(general_model, shop_documents, render_cache_dir)
     (answer,) = [p for p in result.predictions if p.path == target.path]
-    # rendered with the few other rendered pages as its site, the page answered its whole <title> before 68b2543
-    assert answer.main_entity.startswith(target.main_entity[0]), answer.main_entity
+    # the product's name is the part of its <title> before the shop's name, a candidate with no box where the
+    # page does not show it (features.candidates.title_segment_candidates)
+    assert answer.main_entity == target.main_entity[0], answer.main_entity
 
 
 @pytest.mark.browser

@@ -30,6 +30,7 @@ import math
 import re
 from collections.abc import Sequence
 
+from mainentity.features.anchortext import dice_matrix
 from mainentity.features.name_text import name_text
 from mainentity.features.title_segments import split_title
 from mainentity.records import RenderedPage, TextBlock
@@ -123,9 +124,9 @@ def page_title_segments(rendered: RenderedPage) -> list[str]:
     return list(dict.fromkeys(piece for title in title_strings(rendered) for piece in _with_segments(title)))
 
 
-def _with_segments(title: str) -> list[str]:
-    """A title followed by its segments, each once."""
-    return list(dict.fromkeys([title, *split_title(title)]))
+def _with_segments(title: str, inner: bool = True) -> list[str]:
+    """A title followed by its segments (:func:`split_title`), each once."""
+    return list(dict.fromkeys([title, *split_title(title, inner=inner)]))
 
 
 def title_segment_candidates(rendered: RenderedPage, blocks: list[TextBlock],
@@ -136,10 +137,14 @@ def title_segment_candidates(rendered: RenderedPage, blocks: list[TextBlock],
     Each whole title and each of its segments (:func:`split_title`) is looked up in the normalised
     texts of ``blocks``; when one holds it, the candidate takes the style and box of the shortest such
     block (the tightest place a person sees it). A whole title that no block holds is a candidate too,
-    with an empty box and font size 0 (pages whose only statement of their topic is the title tag);
-    its segments are not. Each of ``names`` is a candidate only where a block holds it (a recipe's
-    ``Recipe.name`` "Lemon Tart" inside its heading "Lemon Tart (Easy 5-Ingredient Recipe)"): structured
-    data that the page does not show is no answer.
+    with an empty box and font size 0 (pages whose only statement of their topic is the title tag), and
+    so are its parts (``split_title(title, inner=False)``) up to the first one the page shows, in these or
+    other words (:func:`_shown_in_other_words`): the headline part of "Headline - News - City, ST" where the
+    page shows the headline nowhere, but not the title's SEO wording of a visible heading, nor the tagline
+    after a home page's shown name ("Harbor Lane Goods - Homewares, garden and stationery"). Each of
+    ``names`` is a candidate only where a block holds it (a recipe's ``Recipe.name`` "Lemon Tart" inside
+    its heading "Lemon Tart (Easy 5-Ingredient Recipe)"): structured data that the page does not show is
+    no answer.
 
     Parameters
     ----------
@@ -160,6 +165,11 @@ def title_segment_candidates(rendered: RenderedPage, blocks: list[TextBlock],
     >>> h1 = TextBlock("Know Your Bible (Paperback)", "h1", "html[0]/body[1]/h1[0]", 32, 700, True, 8, 8, 400, 37)
     >>> [(c.text, c.width) for c in title_segment_candidates(RenderedPage("Know Your Bible - Shop", (), ()), [h1])]
     [('Know Your Bible - Shop', 0.0), ('Know Your Bible', 400)]
+    >>> [c.text for c in title_segment_candidates(RenderedPage("Tin Roof Reopens - News - Salem, OR", (), ()), [h1])]
+    ['Tin Roof Reopens - News - Salem, OR', 'Tin Roof Reopens', 'News', 'Salem, OR']
+    >>> seo = RenderedPage("Know Your Bible by Ann Lee (Paperback) - Shop", (), ())
+    >>> [c.text for c in title_segment_candidates(seo, [h1])]
+    ['Know Your Bible by Ann Lee (Paperback) - Shop']
     """
     normalized = [normalize_text(block.text) for block in blocks]
     all_texts = "\n".join(normalized)  # normalised texts hold no newline: one test rules out most segments
@@ -172,13 +182,41 @@ def title_segment_candidates(rendered: RenderedPage, blocks: list[TextBlock],
             continue
         seen.add(key)
         holders = [i for i, text in enumerate(normalized) if key in text] if key in all_texts else []
-        if not holders and segment == title:  # a whole title the page does not show: no box
-            found.append(TextBlock(segment, "title", "html[0]/head[0]/title[0]", 0.0, 400, False, 0.0, 0.0,
-                                   0.0, 0.0, kind="title"))
-        elif holders:
+        if holders:
             block = blocks[min(holders, key=lambda i: len(normalized[i]))]
             found.append(dataclasses.replace(block, text=segment, hidden=False, merged=False, kind="title"))
+        elif segment == title:  # a whole title the page does not show: no box, and its parts neither
+            found.append(_unshown(title))
+            for part in _with_segments(title, inner=False)[1:]:
+                part_key = normalize_text(part)
+                if part_key in all_texts or _shown_in_other_words(part, blocks):
+                    break  # what follows a part the page shows is its description or suffix
+                if part_key not in seen and _balanced(part):
+                    seen.add(part_key)
+                    found.append(_unshown(part))
     return found
+
+
+def _unshown(text: str) -> TextBlock:
+    """A candidate of a title's text that the page does not show: no box, font size 0."""
+    return TextBlock(text, "title", "html[0]/head[0]/title[0]", 0.0, 400, False, 0.0, 0.0, 0.0, 0.0, kind="title")
+
+
+def _balanced(text: str) -> bool:
+    """Whether every bracket the text opens it closes: a title cut inside brackets ("... (Paperback - Revised
+    Ed.)") gives no part of its own."""
+    return all(text.count(opening) == text.count(closing) for opening, closing in ("()", "[]", "{}"))
+
+
+def _shown_in_other_words(part: str, blocks: list[TextBlock]) -> bool:
+    """Whether the page shows the name a title's ``part`` states in other words: a block that shares most
+    of its words (token Dice >= 0.6: a reworded headline, "Deadly Desire (Mass Market Paperback)" for
+    "Deadly Desire by Keri Arthur (Mass Market Paperback)"), or a heading the part starts with ("Stuff"
+    for "Stuff by Randy O. Frost; Gail Steketee (Hardcover)")."""
+    key = normalize_text(part)
+    if any(block.heading_level and key.startswith(normalize_text(block.text)) for block in blocks):
+        return True
+    return bool(blocks) and float(dice_matrix([part], [block.text for block in blocks]).max()) >= 0.6
 
 
 def _line_units(blocks: list[TextBlock]) -> list[TextBlock]:

@@ -64,6 +64,9 @@ _JAMO = "\u3131-\u318e"
 _BAR = rf"\s*(?<![{_JAMO}])\u3163(?![{_JAMO}])\s*"
 _GLUED = rf"(?<=\S)[-_](?=[{_CJK}]{{1,8}}(?:[-_]|{_BAR}|\s*\|\s*|\s+(?:{_SPACED})\s+|\s*\Z))"
 _DELIMITER = re.compile(rf"\s+(?:{_SPACED})\s+|:\s+|,\s+|\s*\|\s*|{_BAR}|{_GLUED}")
+# The delimiters that also occur inside a headline or a name ("Kenia: Nairobi von unten", "Act Like a Lady,
+# Think Like a Man") taken out: what a title's site and section are joined on with.
+_OUTER_DELIMITER = re.compile(rf"\s+(?:\|\||[-–—></«»·•.|?])\s+|\s*\|\s*|{_BAR}|{_GLUED}")
 _KEYWORD_SEPARATOR = re.compile(r"[,;]")
 _HOST_PREFIX = re.compile(r"^www\d*\.")
 _FILE_EXTENSION = re.compile(r"\.(?:s?html?|php\d?|aspx?|jsp|cgi|cfm|xml)$")
@@ -72,7 +75,7 @@ _SECOND_LEVEL = frozenset({"ac", "co", "com", "edu", "gov", "ltd", "ne", "net", 
 _NON_ALNUM = re.compile(r"[\W_]+")
 
 
-def split_title(title: str) -> list[str]:
+def split_title(title: str, *, inner: bool = True) -> list[str]:
     """Cut a title at the delimiter patterns of TTA; each non-empty piece is a segment.
 
     Delimiters: `` - ``, `` – ``, `` — ``, `` | `` (or ``|`` without spaces), `` || ``, `` : ``,
@@ -85,6 +88,9 @@ def split_title(title: str) -> list[str]:
     ----------
     title : str
         A title (``<title>`` text or a meta title's content).
+    inner : bool, default True
+        Cut at colons and commas too, as TTA does. False keeps them: they also occur inside a headline
+        or a name, so only the delimiters that join a title's site and section to it cut.
 
     Returns
     -------
@@ -102,10 +108,12 @@ def split_title(title: str) -> list[str]:
     ['The Coronet', 'Holloway', 'Our Pubs', 'J D Wetherspoon']
     >>> split_title("AC/DC Q&A - Live, May 5, 2020")
     ['AC/DC Q&A', 'Live', 'May 5, 2020']
+    >>> split_title("Kenia: Nairobi von unten, ein Besuch | Tageszeitung junge Welt", inner=False)
+    ['Kenia: Nairobi von unten, ein Besuch', 'Tageszeitung junge Welt']
     """
     title = f" {collapse_whitespace(title)} "  # so that a leading or trailing delimiter matches
     pieces, start = [], 0
-    for match in _DELIMITER.finditer(title):
+    for match in (_DELIMITER if inner else _OUTER_DELIMITER).finditer(title):
         before, after = title[match.start() - 1 : match.start()], title[match.end() : match.end() + 1]
         if not (before.isdigit() and after.isdigit()):
             pieces.append(title[start : match.start()])
