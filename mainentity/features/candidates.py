@@ -42,6 +42,11 @@ CANDIDATE_KINDS = ("block", "lines", "run", "visible", "heading", "title")
 #: Positioned lines: at most this many lines make one text (a title set over lines, not a paragraph).
 MAX_JOINED_LINES = 4
 
+#: At most this many parts of a ``<title>`` the page does not show are offered (the five shared datasets'
+#: titles have at most 6); each is compared with every block, so a title of a thousand parts would cost
+#: seconds.
+MAX_UNSHOWN_PARTS = 8
+
 _HAS_WORD = re.compile(r"\w")
 #: Marks of script source: a ``script`` tag (``<\/SCRIPT>`` as written inside a script), a comment that hides
 #: a script from old browsers (``<!--``, ``//-->``), a string concatenated with a variable
@@ -138,10 +143,11 @@ def title_segment_candidates(rendered: RenderedPage, blocks: list[TextBlock],
     texts of ``blocks``; when one holds it, the candidate takes the style and box of the shortest such
     block (the tightest place a person sees it). A whole title that no block holds is a candidate too,
     with an empty box and font size 0 (pages whose only statement of their topic is the title tag), and
-    so are its parts (``split_title(title, inner=False)``) up to the first one the page shows, in these or
-    other words (:func:`_shown_in_other_words`): the headline part of "Headline - News - City, ST" where the
-    page shows the headline nowhere, but not the title's SEO wording of a visible heading, nor the tagline
-    after a home page's shown name ("Harbor Lane Goods - Homewares, garden and stationery"). Each of
+    so are its parts (``split_title(title, inner=False)``, the first :data:`MAX_UNSHOWN_PARTS`) up to the
+    first one the page shows, in these or other words (:func:`_shown_in_other_words`): the headline part
+    of "Headline - News - City, ST" where the page shows the headline nowhere, but not the title's SEO
+    wording of a visible heading, nor the tagline after a home page's shown name ("Harbor Lane Goods -
+    Homewares, garden and stationery"). Each of
     ``names`` is a candidate only where a block holds it (a recipe's ``Recipe.name`` "Lemon Tart" inside
     its heading "Lemon Tart (Easy 5-Ingredient Recipe)"): structured data that the page does not show is
     no answer.
@@ -187,7 +193,7 @@ def title_segment_candidates(rendered: RenderedPage, blocks: list[TextBlock],
             found.append(dataclasses.replace(block, text=segment, hidden=False, merged=False, kind="title"))
         elif segment == title:  # a whole title the page does not show: no box, and its parts neither
             found.append(_unshown(title))
-            for part in _with_segments(title, inner=False)[1:]:
+            for part in _with_segments(title, inner=False)[1 : 1 + MAX_UNSHOWN_PARTS]:
                 part_key = normalize_text(part)
                 if part_key in all_texts or _shown_in_other_words(part, blocks):
                     break  # what follows a part the page shows is its description or suffix
