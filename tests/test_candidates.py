@@ -150,3 +150,15 @@ def test_an_unshown_title_of_many_parts_offers_only_its_first_parts():
               for i in range(50)]
     texts = [c.text for c in title_segment_candidates(RenderedPage(title, (), ()), blocks)]
     assert texts == [title] + [f"part{i} words" for i in range(MAX_UNSHOWN_PARTS)]
+
+
+def test_a_heading_stops_the_unshown_title_parts_only_where_its_words_start_one():
+    # "Ban" is no word of "Bank robbery ...": the headline part stays a candidate; "Stuff" is one of "Stuff by ..."
+    def heading(text):
+        return TextBlock(text, "h3", "html[0]/body[1]/h3[0]", 20, 700, True, 8, 8, 60, 24, heading_level=3)
+
+    bank = RenderedPage("Bank robbery suspect arrested downtown | Daily Bugle", (), ())
+    assert [c.text for c in title_segment_candidates(bank, [heading("Ban")])] == [
+        bank.title, "Bank robbery suspect arrested downtown", "Daily Bugle"]
+    stuff = RenderedPage("Stuff by Randy O. Frost | Shop", (), ())
+    assert [c.text for c in title_segment_candidates(stuff, [heading("Stuff")])] == [stuff.title]

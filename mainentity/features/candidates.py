@@ -34,7 +34,7 @@ from mainentity.features.anchortext import dice_matrix
 from mainentity.features.name_text import name_text
 from mainentity.features.title_segments import split_title
 from mainentity.records import RenderedPage, TextBlock
-from mainentity.text import normalize_text
+from mainentity.text import normalize_text, tokenize
 
 #: Candidate kinds, in the order candidates are listed (``block`` includes merged blocks).
 CANDIDATE_KINDS = ("block", "lines", "run", "visible", "heading", "title")
@@ -217,10 +217,11 @@ def _balanced(text: str) -> bool:
 def _shown_in_other_words(part: str, blocks: list[TextBlock]) -> bool:
     """Whether the page shows the name a title's ``part`` states in other words: a block that shares most
     of its words (token Dice >= 0.6: a reworded headline, "Deadly Desire (Mass Market Paperback)" for
-    "Deadly Desire by Keri Arthur (Mass Market Paperback)"), or a heading the part starts with ("Stuff"
-    for "Stuff by Randy O. Frost; Gail Steketee (Hardcover)")."""
-    key = normalize_text(part)
-    if any(block.heading_level and key.startswith(normalize_text(block.text)) for block in blocks):
+    "Deadly Desire by Keri Arthur (Mass Market Paperback)"), or a heading whose words the part starts with
+    ("Stuff" for "Stuff by Randy O. Frost; Gail Steketee (Hardcover)"; not "Ban" for "Bank robbery ...")."""
+    words = tokenize(part)
+    if any(block.heading_level and (shown := tokenize(block.text)) and words[:len(shown)] == shown
+           for block in blocks):
         return True
     return bool(blocks) and float(dice_matrix([part], [block.text for block in blocks]).max()) >= 0.6
 
