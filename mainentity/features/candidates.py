@@ -147,10 +147,9 @@ def title_segment_candidates(rendered: RenderedPage, blocks: list[TextBlock],
     first one the page shows, in these or other words (:func:`_shown_in_other_words`): the headline part
     of "Headline - News - City, ST" where the page shows the headline nowhere, but not the title's SEO
     wording of a visible heading, nor the tagline after a home page's shown name ("Harbor Lane Goods -
-    Homewares, garden and stationery"). Each of
-    ``names`` is a candidate only where a block holds it (a recipe's ``Recipe.name`` "Lemon Tart" inside
-    its heading "Lemon Tart (Easy 5-Ingredient Recipe)"): structured data that the page does not show is
-    no answer.
+    Homewares, garden and stationery"). Each of ``names`` is a candidate only where a block holds it (a
+    recipe's ``Recipe.name`` "Lemon Tart" inside its heading "Lemon Tart (Easy 5-Ingredient Recipe)"):
+    structured data that the page does not show is no answer.
 
     Parameters
     ----------
@@ -193,9 +192,10 @@ def title_segment_candidates(rendered: RenderedPage, blocks: list[TextBlock],
             found.append(dataclasses.replace(block, text=segment, hidden=False, merged=False, kind="title"))
         elif segment == title:  # a whole title the page does not show: no box, and its parts neither
             found.append(_unshown(title))
-            for part in _with_segments(title, inner=False)[1 : 1 + MAX_UNSHOWN_PARTS]:
+            parts = _with_segments(title, inner=False)[1 : 1 + MAX_UNSHOWN_PARTS]
+            for part, reworded in zip(parts, _shown_in_other_words(parts, blocks), strict=True):
                 part_key = normalize_text(part)
-                if part_key in all_texts or _shown_in_other_words(part, blocks):
+                if part_key in all_texts or reworded:
                     break  # what follows a part the page shows is its description or suffix
                 if part_key not in seen and _balanced(part):
                     seen.add(part_key)
@@ -214,16 +214,18 @@ def _balanced(text: str) -> bool:
     return all(text.count(opening) == text.count(closing) for opening, closing in ("()", "[]", "{}"))
 
 
-def _shown_in_other_words(part: str, blocks: list[TextBlock]) -> bool:
-    """Whether the page shows the name a title's ``part`` states in other words: a block that shares most
-    of its words (token Dice >= 0.6: a reworded headline, "Deadly Desire (Mass Market Paperback)" for
+def _shown_in_other_words(parts: list[str], blocks: list[TextBlock]) -> list[bool]:
+    """Whether the page shows the name each of a title's ``parts`` states in other words: a block that shares
+    most of its words (token Dice >= 0.6: a reworded headline, "Deadly Desire (Mass Market Paperback)" for
     "Deadly Desire by Keri Arthur (Mass Market Paperback)"), or a heading whose words the part starts with
-    ("Stuff" for "Stuff by Randy O. Frost; Gail Steketee (Hardcover)"; not "Ban" for "Bank robbery ...")."""
-    words = tokenize(part)
-    if any(block.heading_level and (shown := tokenize(block.text)) and words[:len(shown)] == shown
-           for block in blocks):
-        return True
-    return bool(blocks) and float(dice_matrix([part], [block.text for block in blocks]).max()) >= 0.6
+    ("Stuff" for "Stuff by Randy O. Frost; Gail Steketee (Hardcover)"; not "Ban" for "Bank robbery ...").
+    The blocks' words are read once for all parts."""
+    if not parts or not blocks:
+        return [False] * len(parts)
+    headings = [words for block in blocks if block.heading_level and (words := tokenize(block.text))]
+    best_dice = dice_matrix(parts, [block.text for block in blocks]).max(axis=1)
+    return [bool(dice >= 0.6) or any(tokenize(part)[:len(words)] == words for words in headings)
+            for part, dice in zip(parts, best_dice, strict=True)]
 
 
 def _line_units(blocks: list[TextBlock]) -> list[TextBlock]:

@@ -64,8 +64,8 @@ _JAMO = "\u3131-\u318e"
 _BAR = rf"\s*(?<![{_JAMO}])\u3163(?![{_JAMO}])\s*"
 _GLUED = rf"(?<=\S)[-_](?=[{_CJK}]{{1,8}}(?:[-_]|{_BAR}|\s*\|\s*|\s+(?:{_SPACED})\s+|\s*\Z))"
 _DELIMITER = re.compile(rf"\s+(?:{_SPACED})\s+|:\s+|,\s+|\s*\|\s*|{_BAR}|{_GLUED}")
-# The delimiters that also occur inside a headline or a name ("Kenia: Nairobi von unten", "Act Like a Lady,
-# Think Like a Man") taken out: what a title's site and section are joined on with.
+# The delimiters a title joins its site and section on: those above but colons and commas, which also occur
+# inside a headline or a name ("Kenia: Nairobi von unten", "Act Like a Lady, Think Like a Man").
 _OUTER_DELIMITER = re.compile(rf"\s+(?:\|\||[-–—></«»·•.|?])\s+|\s*\|\s*|{_BAR}|{_GLUED}")
 _KEYWORD_SEPARATOR = re.compile(r"[,;]")
 _HOST_PREFIX = re.compile(r"^www\d*\.")
