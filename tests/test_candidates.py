@@ -162,3 +162,18 @@ def test_a_heading_stops_the_unshown_title_parts_only_where_its_words_start_one(
         bank.title, "Bank robbery suspect arrested downtown", "Daily Bugle"]
     stuff = RenderedPage("Stuff by Randy O. Frost | Shop", (), ())
     assert [c.text for c in title_segment_candidates(stuff, [heading("Stuff")])] == [stuff.title]
+
+
+def test_a_drop_cap_letter_is_no_candidate_where_its_heading_continues_the_word():
+    """A headline's floated first letter ("A" of "An old ferry ...", 84 px) is a block of its own; the
+    heading's text goes on with the same word, so the letter is no candidate. A one-letter word stays."""
+    def heading(rest):
+        return RenderedPage("", (), (
+            block("A", size=84, path="html[0]/body[1]/h2[0]/span[0]"),
+            block(rest, size=36, path="html[0]/body[1]/h2[0]"),
+            block("A" + rest, size=36, path="html[0]/body[1]/h2[0]", merged=True)))
+
+    assert [c.text for c in page_candidates(heading("n old ferry finds a new route"))] == [
+        "n old ferry finds a new route", "An old ferry finds a new route"]
+    assert [c.text for c in page_candidates(heading(" new route for the old ferry"))] == [
+        "A", "new route for the old ferry", "A new route for the old ferry"]

@@ -71,6 +71,27 @@ def test_a_title_segment_that_a_link_home_shows_names_the_site():
     assert columns(("Home",)) == columns(("Longform Quarterly, essays and reviews since 1998",)) == columns(())
 
 
+def test_a_short_site_name_names_the_site_only_whole():
+    """v8.dev's titles end in "V8", a name of two characters that its header's link home shows and its
+    domain is. It names the text "V8" and the title that holds it as a segment, not a text that merely
+    starts with it. On another host, only the link home makes it the site's name."""
+    blocks = [block("V8", 10, 20, in_link=True), block("Faster spread elements", 80, 44, level=1),
+              block("V8 release v9.4", 200, 16)]
+    title = "Faster spread elements · V8"
+    candidates = page_candidates(RenderedPage(title, (), tuple(blocks)))
+    assert [c.text for c in candidates][:4] == [*(b.text for b in blocks), title]
+
+    def columns(url, home_link_texts=()):
+        page = Page("s", "p.html", url, "", home_link_texts=home_link_texts)
+        x = candidate_features(candidates, page, RenderedPage(title, (), tuple(blocks)))
+        return {name: column(x, name).tolist()[:4] for name in ("site_name", "holds_site_name")}
+
+    named = {"site_name": [1.0, 0.0, 0.0, 0.0], "holds_site_name": [0.0, 0.0, 0.0, 1.0]}
+    assert columns("https://v8.dev/blog/spread-elements") == named
+    assert columns("https://blog.example/spread-elements", ("V8",)) == named
+    assert columns("https://blog.example/spread-elements") == {"site_name": [0.0] * 4, "holds_site_name": [0.0] * 4}
+
+
 def test_dice_features_match_their_definition():
     blocks = [block("Know Your Bible", 100, level=1), block("Home", 10, in_link=True)]
     html = '<script type="application/ld+json">{"@type": "Book", "name": "Know Your Bible Today"}</script>'

@@ -34,7 +34,7 @@ from mainentity.features.anchortext import dice_matrix
 from mainentity.features.name_text import name_text
 from mainentity.features.title_segments import split_title
 from mainentity.records import RenderedPage, TextBlock
-from mainentity.text import normalize_text, tokenize
+from mainentity.text import is_word_char, normalize_text, tokenize
 
 #: Candidate kinds, in the order candidates are listed (``block`` includes merged blocks).
 CANDIDATE_KINDS = ("block", "lines", "run", "visible", "heading", "title")
@@ -364,13 +364,50 @@ def _ruby_holder(dom_path: str) -> str:
     return re.split(r"/(?:ruby|rb)\[", dom_path, maxsplit=1)[0]
 
 
+def _without_initial_letters(blocks: Sequence[TextBlock]) -> list[TextBlock]:
+    """The blocks and segments without the drop caps: a one-letter text whose element, or an element
+    holding it, has a text that starts with that letter and goes on with the same word.
+
+    A headline set with a large floated first letter (``<h2><span class="cap">A</span>n old ferry
+    ...</h2>``) splits into the letter, in the largest font of the page, and the rest of the word: the
+    letter alone is no name. A one-letter word ("A new route") is followed by a space and stays. The
+    rule is this project's (issue 33: a heading split into spans).
+
+    >>> cap = TextBlock("A", "span", "h2[0]/span[0]", 84, 700, True, 8, 8, 50, 84)
+    >>> rest = TextBlock("n old ferry", "h2", "h2[0]", 36, 700, True, 60, 8, 300, 44)
+    >>> whole = TextBlock("An old ferry", "h2", "h2[0]", 36, 700, True, 8, 8, 352, 84, merged=True)
+    >>> [block.text for block in _without_initial_letters([cap, rest, whole])]
+    ['n old ferry', 'An old ferry']
+    >>> word = dataclasses.replace(whole, text="A new route")
+    >>> [block.text for block in _without_initial_letters([cap, word])]
+    ['A', 'A new route']
+    """
+    texts_at: dict[str, list[str]] = {}
+    for block in blocks:
+        texts_at.setdefault(block.dom_path, []).append(block.text.strip())
+
+    def is_drop_cap(block: TextBlock) -> bool:
+        letter = block.text.strip()
+        if len(letter) != 1 or not is_word_char(letter):
+            return False
+        path = block.dom_path
+        while path:
+            if any(len(text) > 1 and text[0] == letter and is_word_char(text[1]) for text in texts_at.get(path, ())):
+                return True
+            path = path.rpartition("/")[0]
+        return False
+
+    return [block for block in blocks if not is_drop_cap(block)]
+
+
 def page_candidates(rendered: RenderedPage, names: Sequence[str] = ()) -> list[TextBlock]:
     """All main-entity candidates of a rendered page, in :data:`CANDIDATE_KINDS` order (joined lines right
     after their last line, among the blocks).
 
     Hidden blocks and segments are left out unless nothing on the page is visible (then all blocks are
     taken, as :func:`mainentity.recognizers.msrbfn.page_features` does); texts without a letter or
-    digit, and script source shown as text (:func:`is_script_text`), are left out. Each text is read as a
+    digit, script source shown as text (:func:`is_script_text`) and drop caps
+    (:func:`_without_initial_letters`) are left out. Each text is read as a
     name (:func:`mainentity.features.name_text.name_text`: mojibake repaired, invisible format characters
     and decorative marks at its ends taken out).
 
@@ -397,7 +434,7 @@ def page_candidates(rendered: RenderedPage, names: Sequence[str] = ()) -> list[T
     visible = [block for block in rendered.blocks if not block.hidden]
     blocks = _without_ruby_fragments(_with_lines(visible) if visible else list(rendered.blocks))
     segments = [segment for segment in rendered.segments if not segment.hidden]
-    pool = blocks + segments
+    pool = _without_initial_letters(blocks + segments)
     candidates: list[TextBlock] = []
     seen: set[tuple[str, tuple[int, int] | str]] = set()
     for candidate in pool + title_segment_candidates(rendered, pool, names):

@@ -62,11 +62,14 @@ _SPACED = r"\|\||::|[-–—:></«»·•.|?]"
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
 _JAMO = "\u3131-\u318e"
 _BAR = rf"\s*(?<![{_JAMO}])\u3163(?![{_JAMO}])\s*"
-_GLUED = rf"(?<=\S)[-_](?=[{_CJK}]{{1,8}}(?:[-_]|{_BAR}|\s*\|\s*|\s+(?:{_SPACED})\s+|\s*\Z))"
-_DELIMITER = re.compile(rf"\s+(?:{_SPACED})\s+|:\s+|,\s+|\s*\|\s*|{_BAR}|{_GLUED}")
+# "|" and the bars that stand in for it: fullwidth (U+FF5C, "标题｜网站"), box-drawing (U+2502) and the Han
+# stroke U+4E28 that Chinese titles set as a bar ("标题丨网站"; no name of ours holds it).
+_PIPE = r"\s*[|\uff5c\u2502\u4e28]\s*"
+_GLUED = rf"(?<=\S)[-_](?=[{_CJK}]{{1,8}}(?:[-_]|{_BAR}|{_PIPE}|\s+(?:{_SPACED})\s+|\s*\Z))"
+_DELIMITER = re.compile(rf"\s+(?:{_SPACED})\s+|:\s+|,\s+|{_PIPE}|{_BAR}|{_GLUED}")
 # The delimiters a title joins its site and section on: those above but colons and commas, which also occur
 # inside a headline or a name ("Kenia: Nairobi von unten", "Act Like a Lady, Think Like a Man").
-_OUTER_DELIMITER = re.compile(rf"\s+(?:\|\||[-–—></«»·•.|?])\s+|\s*\|\s*|{_BAR}|{_GLUED}")
+_OUTER_DELIMITER = re.compile(rf"\s+(?:\|\||[-–—></«»·•.|?])\s+|{_PIPE}|{_BAR}|{_GLUED}")
 _KEYWORD_SEPARATOR = re.compile(r"[,;]")
 _HOST_PREFIX = re.compile(r"^www\d*\.")
 _FILE_EXTENSION = re.compile(r"\.(?:s?html?|php\d?|aspx?|jsp|cgi|cfm|xml)$")

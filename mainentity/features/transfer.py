@@ -38,9 +38,11 @@ the page's own statements of its title (Gali & Fränti 2016: title tag, meta tit
     the page's link to its site's home page shows (``Page.home_link_texts``), the URL's domain
     (:func:`~mainentity.features.title_segments.url_parts`), or a document generator's default title
     ("PowerPoint Presentation": it names the software, not the page), at least 4 characters: "Quanta
-    Magazine" on quantamagazine.org; ``holds_site_name`` the text, cut at title delimiters, has two or
-    more segments and one of them names the site ("God Calling: A.J. Russell: Christianbook.com", a whole
-    ``<title>`` that carries the site's name beside the page's own). Title segments that name the site
+    Magazine" on quantamagazine.org; a name of 2 or 3 characters only when the text is that name whole
+    ("V8", the name the link home shows, on v8.dev; :data:`MIN_SHORT_NAME_CHARS`); ``holds_site_name``
+    the text, cut at title delimiters, has two or more segments and one of them names the site ("God
+    Calling: A.J. Russell: Christianbook.com", a whole ``<title>`` that carries the site's name beside the
+    page's own). Title segments that name the site
     are left out of the title features: a ``<title>`` that is only the site's name says nothing of
     the page; so is a whole title that other pages of the site (not copies of this one) share
     (:attr:`~mainentity.features.site.SiteProfile.shared_title_texts`): it names a section;
@@ -270,7 +272,7 @@ def _site_names(rendered: RenderedPage, domain: str, site_titles: Sequence[str] 
     names += _named_by_home_link(rendered, home_link_texts)
     if (title := _text_stats(rendered.title)[4]) in _GENERATOR_TITLE_KEYS:
         names.append(title)
-    return tuple(name for name in [*names, domain.replace(".", "")] if len(name) >= 4)
+    return tuple(name for name in [*names, domain.replace(".", "")] if len(name) >= MIN_SHORT_NAME_CHARS)
 
 
 def _named_by_home_link(rendered: RenderedPage, home_link_texts: Sequence[str]) -> list[str]:
@@ -293,7 +295,7 @@ def _named_by_home_link(rendered: RenderedPage, home_link_texts: Sequence[str]) 
     segments = (_text_stats(pieces[-1])[4] for title in title_strings(rendered)
                 if len(pieces := split_title(title)) >= 2)
     return [segment for segment in dict.fromkeys(segments)
-            if len(segment) >= 4 and any(_barely_holds(home, segment) for home in homes)]
+            if len(segment) >= MIN_SHORT_NAME_CHARS and any(_barely_holds(home, segment) for home in homes)]
 
 
 #: Default ``<title>`` texts of document generators (office suites, slide and PDF converters): a page
@@ -306,17 +308,33 @@ GENERATOR_TITLES = (
 )
 _GENERATOR_TITLE_KEYS = frozenset(_text_stats(title)[4] for title in GENERATOR_TITLES)
 
+#: Fewest letters and digits of a site name, and of a text, for the one to hold the other ("Quanta" in
+#: "quantamagazine"): shorter pieces occur inside any name by chance.
+MIN_SITE_NAME_CHARS = 4
+#: Fewest letters and digits of a site name that counts when a text equals it whole: "V8", the name a
+#: header link home shows beside the title "Blog · V8" on v8.dev, names the site; "V8" inside "V8 release
+#: v9.4" does not.
+MIN_SHORT_NAME_CHARS = 2
+
+
 @short_text_cache  # template texts repeat on every page of a site
 def _is_site_name(text: str, site_names: tuple[str, ...]) -> bool:
-    """Whether a text names the site: squashed, it holds or is held by one of ``site_names``.
+    """Whether a text names the site: squashed, it equals one of ``site_names``, or (both at least
+    :data:`MIN_SITE_NAME_CHARS` long) holds it with a few characters more or is held by it.
 
     >>> _is_site_name("Quanta Magazine", ("quantamagazine",)), _is_site_name("Chaos", ("quantamagazine",))
     (True, False)
     >>> _is_site_name("Know Your Bible - Christianbook.com", ("christianbook",))
     False
+    >>> _is_site_name("V8", ("v8",)), _is_site_name("V8 release", ("v8",)), _is_site_name("V8", ("v8dev",))
+    (True, False, False)
     """
     squashed = _text_stats(text)[4]
-    return len(squashed) >= 4 and any(squashed in name or _barely_holds(squashed, name) for name in site_names)
+    if len(squashed) < MIN_SHORT_NAME_CHARS:
+        return False
+    return any(squashed == name or (
+        min(len(squashed), len(name)) >= MIN_SITE_NAME_CHARS and (squashed in name or _barely_holds(squashed, name)))
+        for name in site_names)
 
 
 def _barely_holds(squashed: str, name: str) -> bool:
