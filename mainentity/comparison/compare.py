@@ -316,10 +316,6 @@ def _run_dataset(
         reused_models = fold_models is not None and len(fold_models) == len(folds)
         if fold_models is not None and not reused_models:
             fold_models.clear()  # an earlier system of the key failed part-way: its models are not all there
-        if reused_models:
-            logger.info("%s on %s: each fold's model is the one trained for an earlier system", system.label, label)
-            result.notes.append(f"{system.label} on {label}: each fold's model is the one trained for an earlier "
-                                "system of the same model and cleaning (trained once; fit_s excludes it).")
         predictions: list[Prediction] = []
         n_predicted = 0
         fit_s = predict_s = peak_mb = increase_mb = 0.0
@@ -359,6 +355,9 @@ def _run_dataset(
             logger.error("%s: training failed on %s, skipped: %s", system.label, label, error)
             result.notes.append(f"Skipped {system.label} on {label}: training failed: {error}")
             continue
+        if reused_models:
+            result.notes.append(f"{system.label} on {label}: each fold's model is the one trained for an earlier "
+                                "system of the same model and cleaning (trained once; fit_s excludes it).")
         result.per_page.append(evaluate_predictions(predictions, test_labels, system=system.label, dataset=label))
         result.speed.append({
             "system": system.label,
