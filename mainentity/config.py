@@ -133,7 +133,8 @@ class RenderConfig:
     of a large site, and the pages whose HTML does not settle them (:mod:`mainentity.render_few`; it
     applies to the general model, every other model renders every page); ``always`` renders every
     page; ``predict --render`` overrides it. Training, ``evaluate`` (unless ``--render auto``), the
-    benchmark and ``explain`` render every page: they measure the model itself.
+    benchmark (unless a system says ``render_policy: auto``: :class:`SystemConfig`) and ``explain`` render
+    every page: they measure the model itself.
 
     ``javascript``: run the pages' scripts (``true``), never (``false``), or ``auto`` (the default): a
     page whose scripts-off rendering looks like an unfinished skeleton is rendered again with its
@@ -485,11 +486,25 @@ def load_config(path: str | Path) -> Config:
 
 @dataclass(frozen=True)
 class SystemConfig:
-    """One system of a benchmark: a label for the report, its model and its cleaning."""
+    """One system of a benchmark: a label for the report, its model, its cleaning and its render policy.
+
+    Attributes
+    ----------
+    render_policy : {"always", "auto"}
+        How the system's test pages are read (:data:`RENDER_POLICIES`): ``always`` renders every page; ``auto``
+        renders few (:mod:`mainentity.render_few`: a general model without cleaning), as ``mainentity predict
+        --render auto`` does.
+    static_model : ModelConfig or None
+        With ``auto``: the recogniser that answers the pages of small sites from their HTML, trained in each
+        fold on the same training pages read statically (``render.reader: static``, as ``general-static``);
+        ``None``: those pages are rendered.
+    """
 
     label: str
     model: ModelConfig
     cleaning: CleaningConfig = field(default_factory=CleaningConfig)
+    render_policy: str = "always"
+    static_model: ModelConfig | None = None
 
 
 @dataclass(frozen=True)
@@ -519,29 +534,52 @@ class BenchmarkConfig:
     results_dir: str = "benchmarks/results"
 
 
-def _section(entry, section: str, base: Path, source: str) -> tuple[str, dict]:
-    """A benchmark entry: a group file name (its ``section`` is used) or an inline mapping."""
+def _section(entry, section: str, base: Path, source: str, key: str = "") -> tuple[str, dict]:
+    """A benchmark entry: a group file name (its ``section`` is used) or an inline mapping; ``key`` (the
+    entry's dotted key, e.g. ``systems[2].static_model``) is named in the errors."""
+    where = f"'{key}'" if key else f"a '{section}' entry"
     if isinstance(entry, str):
-        raw = _read_yaml(base / entry)
-        if section not in raw:
-            raise ConfigError(f"{source}: {entry} has no '{section}' section")
+        try:
+            raw = _read_yaml(base / entry)
+        except ConfigError as error:
+            raise ConfigError(f"{source}: {where} names {entry}: {error}") from error
+        if not isinstance(raw.get(section), dict):
+            raise ConfigError(f"{source}: {where} names {entry}, which has no '{section}' mapping")
         return Path(entry).stem, raw[section]
     if not isinstance(entry, dict):
-        raise ConfigError(f"{source}: a '{section}' entry must be a file name or a mapping; got {entry!r}")
+        raise ConfigError(f"{source}: {where} must be a file name or a mapping; got {entry!r}")
     return "", entry
+
+
+def _validate_system(system: SystemConfig, prefix: str, source: str) -> None:
+    """A benchmark system's cleaning method and render policy, and a static model only with ``auto``."""
+    if system.cleaning.method not in CLEANING_METHODS:
+        raise ConfigError(f"{source}: '{prefix}cleaning.method' must be one of {', '.join(CLEANING_METHODS)}")
+    if system.render_policy not in RENDER_POLICIES:
+        raise ConfigError(f"{source}: '{prefix}render_policy' must be one of {', '.join(RENDER_POLICIES)}; "
+                          f"got {system.render_policy!r}")
+    if system.static_model is not None and system.render_policy != "auto":
+        raise ConfigError(f"{source}: '{prefix}static_model' needs '{prefix}render_policy: auto' (only the auto "
+                          f"render policy reads pages statically); got render_policy {system.render_policy!r}")
+    if system.render_policy == "auto" and system.cleaning.method != "none":
+        raise ConfigError(f"{source}: '{prefix}render_policy: auto' needs no cleaning (site-level cleaning needs "
+                          f"every page rendered); got cleaning.method {system.cleaning.method!r}")
 
 
 def load_benchmark_config(path: str | Path) -> BenchmarkConfig:
     """Read a benchmark YAML file into a :class:`BenchmarkConfig`.
 
     ``datasets`` lists data group files (``data/christianbook.yaml``) or inline ``data`` mappings with
-    a ``label``; ``systems`` lists ``{label, model, cleaning}`` where ``model`` is a model group file
-    or an inline ``{name, params}`` mapping. Paths are relative to the benchmark file.
+    a ``label``; ``systems`` lists ``{label, model, cleaning, render_policy, static_model}`` where ``model``
+    and ``static_model`` are model group files or inline ``{name, params}`` mappings (see
+    :class:`SystemConfig`). Paths are relative to the benchmark file.
 
     Raises
     ------
     ConfigError
-        On an unknown key, an unreadable group file or a duplicate label; the message names the key.
+        On an unknown key, an unreadable group file, a value of the wrong type, an unknown render policy, a
+        ``static_model`` without ``render_policy: auto`` or a duplicate label; the message names the file and
+        the key.
     """
     source = str(path)
     base = Path(path).parent
@@ -561,20 +599,21 @@ def load_benchmark_config(path: str | Path) -> BenchmarkConfig:
         if not isinstance(entry, dict) or "model" not in entry:
             raise ConfigError(f"{source}: 'systems[{i}]' must be a mapping with a 'model'; got {entry!r}")
         entry = dict(entry)
-        model_label, model = _section(entry.pop("model"), "model", base, source)
+        model_label, model = _section(entry.pop("model"), "model", base, source, f"systems[{i}].model")
         entry["model"] = model
+        static = entry.pop("static_model", None)
+        if static is not None:
+            key = f"systems[{i}].static_model"
+            static = _build(ModelConfig, _section(static, "model", base, source, key)[1], f"{key}.", source)
         entry.setdefault("label", model_label or model.get("name", f"system{i}"))
-        systems.append(_build(SystemConfig, entry, f"systems[{i}].", source))
+        systems.append(dataclasses.replace(_build(SystemConfig, entry, f"systems[{i}].", source),
+                                           static_model=static))
+        _validate_system(systems[-1], f"systems[{i}].", source)
     for kind, labels in (("dataset", [d[0] for d in datasets]), ("system", [s.label for s in systems])):
         duplicates = sorted({label for label in labels if labels.count(label) > 1})
         if duplicates:
             raise ConfigError(f"{source}: {kind} label {duplicates[0]!r} is used twice")
     rest = _build(BenchmarkConfig, raw, "", source)
-    for i, system in enumerate(systems):
-        if system.cleaning.method not in CLEANING_METHODS:
-            raise ConfigError(
-                f"{source}: 'systems[{i}].cleaning.method' must be one of {', '.join(CLEANING_METHODS)}"
-            )
     return dataclasses.replace(rest, datasets=tuple(datasets), systems=tuple(systems))
 
 

@@ -7,8 +7,10 @@ import pytest
 from conftest import SAMPLE_SHOP
 
 from mainentity.cli import main
-from mainentity.comparison.compare import PeakRSS, process_tree_rss_mb, run_benchmark
-from mainentity.config import load_benchmark_config
+from mainentity.comparison import compare
+from mainentity.comparison.compare import PeakRSS, process_tree_rss_mb, run_benchmark, static_config
+from mainentity.config import CleaningConfig, Config, ModelConfig, RenderConfig, load_benchmark_config
+from mainentity.pipeline import fit_model
 from mainentity.recognizers.peers import PeerUnavailableError, TrafilaturaRecognizer
 from mainentity.records import Page, Prediction
 
@@ -107,6 +109,70 @@ def test_cli_benchmark_with_a_label_filter(tmp_path, render_cache_dir, monkeypat
     assert "Gold and predicted texts of sample (third-party content) are withheld" in (
         tmp_path / "results" / "tiny" / "report.md").read_text(encoding="utf-8")
     assert "withheld" not in (tmp_path / "runs" / "tiny" / "report.md").read_text(encoding="utf-8")
+
+
+#: A general recogniser small enough for a dozen training pages.
+TINY_GENERAL = "{name: general, params: {max_iter: 20, min_samples_leaf: 2, n_folds: 2}}"
+
+
+@pytest.mark.browser
+def test_a_system_under_the_auto_render_policy_says_which_path_answered_each_page(tmp_path, render_cache_dir,
+                                                                                  monkeypatch):
+    path = tmp_path / "bench.yaml"
+    path.write_text(
+        "name: tiny-auto\nseed: 3\nn_resamples: 50\n"
+        f"results_dir: '{tmp_path / 'results'}'\n"
+        f"render: {{cache_dir: '{render_cache_dir}', concurrency: 2}}\n"
+        "datasets:\n"
+        # 6 test pages of one site: a small site (< 10 pages), read statically; 20: a large one, slot transfer
+        f"  - {{label: small, datasets: ['{SAMPLE_SHOP}'], split: random, train_fraction: 0.5, max_pages: 12}}\n"
+        f"  - {{label: large, datasets: ['{SAMPLE_SHOP}'], split: random, train_fraction: 0.5, max_pages: 40}}\n"
+        "systems:\n"
+        f"  - {{label: general, model: {TINY_GENERAL}}}\n"
+        f"  - {{label: general-auto, model: {TINY_GENERAL}, render_policy: auto, static_model: {TINY_GENERAL}}}\n"
+        "  - {label: title-tag, model: {name: title-tag}}\n",
+        encoding="utf-8",
+    )
+    trained = []
+
+    def counting_fit_model(config, *args, **kwargs):
+        if config.model.name == "general":  # title-tag is "fitted" too, on no page
+            trained.append((config.name, config.render.reader))
+        return fit_model(config, *args, **kwargs)
+
+    monkeypatch.setattr(compare, "fit_model", counting_fit_model)
+    out = run_benchmark(load_benchmark_config(path), runs_dir=tmp_path / "runs")
+
+    # general's model is trained once per dataset and fold; general-auto trains only its static model
+    assert sorted(trained) == [("tiny-auto-large", "chromium"), ("tiny-auto-large-static", "static"),
+                               ("tiny-auto-small", "chromium"), ("tiny-auto-small-static", "static")]
+    answered = pd.read_csv(tmp_path / "results" / "tiny-auto" / "answered_by.csv").set_index(["dataset", "system"])
+    assert answered["n_pages"].to_dict() == {(dataset, system): n for dataset, n in (("large", 20), ("small", 6))
+                                             for system in ("general", "general-auto", "title-tag")}
+    assert (answered.loc[[("small", "general"), ("large", "general")], "rendered_share"] == 1.0).all()
+    assert answered.loc[("small", "general-auto"), ["static", "slot", "rendered"]].tolist() == [6, 0, 0]
+    large = answered.loc[("large", "general-auto")]
+    assert large["static"] == 0 and large["slot"] == 10 and large["rendered"] + large["scripts"] == 10
+    assert answered.loc[("small", "title-tag"), "html"] == 6
+
+    per_page = pd.read_csv(out / "per_page.csv", keep_default_na=False)
+    static = per_page[per_page["answered_by"] == "static"]
+    assert set(static["system"]) == {"general-auto"} and set(static["score_kind"]) == {"probability"}
+    summary = pd.read_csv(out / "benchmark_summary.csv").set_index(["dataset", "system"])
+    assert summary.loc[("large", "general-auto"), "n_errors"] == 0
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert "| small | general-auto | 6 | 6 | 0 | 0 | 0 | 0 | 0 | 0.000 |" in report
+    assert "general-auto on small: each fold's model is the one trained for an earlier system" in report
+
+
+def test_a_static_model_is_trained_on_pages_read_statically():
+    config = Config(name="bench-lodo", render=RenderConfig(reader="chromium", timeout_s=7.0),
+                    cleaning=CleaningConfig(method="sst"), model=ModelConfig("msrbfn"))
+    static = static_config(config, ModelConfig("general", {"max_iter": 20}))
+    assert static.name == "bench-lodo-static"
+    assert static.model == ModelConfig("general", {"max_iter": 20})
+    assert (static.render.reader, static.render.timeout_s, static.cleaning.method) == ("static", 7.0, "none")
+    assert static.data == config.data and static.seed == config.seed
 
 
 def test_kept_peer_answers_are_reused_only_for_the_same_pages_and_version(tmp_path):

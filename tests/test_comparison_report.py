@@ -11,8 +11,10 @@ import pytest
 from lxml import etree
 
 from mainentity.comparison.comparison_report import (
+    ANSWERED_BY_COLUMNS,
     DISAGREEMENT_COLUMNS,
     WITHHELD,
+    answered_by_table,
     best_systems,
     find_disagreements,
     rank_systems,
@@ -111,7 +113,7 @@ def test_write_benchmark_report_files_and_tables(tmp_path):
     paths = write_benchmark_report(_per_page(), SPEED, tmp_path / "bench", title="Peers benchmark",
                                    command=COMMAND, versions=VERSIONS, n_resamples=200)
     assert set(paths) == {"report", "html", "f1_bars_svg", "f1_bars_png", "speed_accuracy_svg",
-                          "speed_accuracy_png", "disagreements", "summary", "trust", "coverage"}
+                          "speed_accuracy_png", "disagreements", "summary", "trust", "coverage", "answered_by"}
     assert all(path.is_file() and path.parent == tmp_path / "bench" for path in paths.values())
     for key in ("f1_bars_png", "speed_accuracy_png"):
         assert paths[key].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -232,3 +234,35 @@ def test_a_system_with_probabilities_gets_coverage_curves_per_dataset(tmp_path):
     markdown = paths["report"].read_text(encoding="utf-8")
     assert "| msrbfn | shop | 0.75 / 1.000 |" in markdown
     assert "![msrbfn: scores on each dataset](scores-msrbfn.png)" in markdown
+
+
+def test_answered_by_counts_each_systems_pages_per_path(tmp_path):
+    per_page = _per_page()
+    per_page["answered_by"] = "html"
+    auto = per_page["system"].eq("msrbfn") & per_page["dataset"].eq("shop")
+    per_page.loc[auto, "answered_by"] = ["static", "static", "slot", "scripts"]
+    per_page.loc[per_page["system"].eq("msrbfn") & per_page["dataset"].eq("news"), "answered_by"] = "rendered"
+    per_page.loc[per_page["error"].ne(""), "answered_by"] = ""  # trafilatura's error row on news
+
+    table = answered_by_table(per_page)
+    assert list(table.columns) == ANSWERED_BY_COLUMNS
+    rows = table.set_index(["dataset", "system"])
+    assert rows.loc[("shop", "msrbfn"), ["n_pages", "static", "slot", "rendered", "scripts", "html", "none"]
+                    ].tolist() == [4, 2, 1, 0, 1, 0, 0]
+    assert rows.loc[("shop", "msrbfn"), "rendered_share"] == 0.25
+    assert rows.loc[("news", "msrbfn"), ["rendered", "rendered_share"]].tolist() == [4, 1.0]
+    assert rows.loc[("news", "trafilatura"), ["html", "none"]].tolist() == [3, 1]
+
+    paths = write_benchmark_report(per_page, SPEED, tmp_path / "bench", title="t", command="c", versions={},
+                                   n_resamples=50)
+    written = pd.read_csv(paths["answered_by"])
+    assert len(written) == 8 and written["n_pages"].eq(4).all()  # every system on both datasets
+    markdown = paths["report"].read_text(encoding="utf-8")
+    section = markdown[markdown.index("## Answered by"):markdown.index("## ROUGE-1 F1 per system")]
+    # only msrbfn read pages itself; the peers and title-tag (html on every page) are in the CSV only
+    assert "| news | msrbfn | 4 | 0 | 0 | 4 | 0 | 0 | 0 | 1.000 |" in section
+    assert "| shop | msrbfn | 4 | 2 | 1 | 0 | 1 | 0 | 0 | 0.250 |" in section
+    assert "trafilatura" not in section
+    assert "<h2>Answered by</h2>" in paths["html"].read_text(encoding="utf-8")
+    with pytest.raises(ValueError, match="unknown answered_by value.*teleport"):
+        answered_by_table(per_page.assign(answered_by="teleport"))

@@ -76,7 +76,8 @@ def test_every_benchmark_config_loads_and_builds_its_models(path):
     config = load_benchmark_config(path)
     assert config.datasets and config.systems
     for system in config.systems:
-        assert isinstance(make_recognizer(system.model.name, **system.model.params), Recognizer)
+        for model in (system.model, system.static_model or system.model):
+            assert isinstance(make_recognizer(model.name, **model.params), Recognizer)
 
 
 def test_benchmark_config_errors_name_the_entry(tmp_path):
@@ -87,6 +88,42 @@ def test_benchmark_config_errors_name_the_entry(tmp_path):
     (tmp_path / "c.yaml").write_text("systems:\n  - {label: a, model: {name: tta}, clean: {}}\n")
     with pytest.raises(ConfigError, match="unknown key 'systems\\[0\\].clean'"):
         load_benchmark_config(tmp_path / "c.yaml")
+
+
+def test_a_benchmark_system_may_render_few_with_a_static_model():
+    config = load_benchmark_config(CONFIG_DIR / "benchmark-cross-site.yaml")
+    systems = {system.label: system for system in config.systems}
+    auto = systems["general-auto"]
+    assert (auto.model, auto.render_policy) == (systems["general"].model, "auto")
+    assert auto.static_model == load_config(CONFIG_DIR / "general-static.yaml").model
+    assert (systems["general"].render_policy, systems["general"].static_model) == ("always", None)
+
+
+@pytest.mark.parametrize(("system", "message"), [
+    ("{label: a, model: {name: general}, render_policy: sometimes}",
+     r"b.yaml: 'systems\[0\].render_policy' must be one of always, auto; got 'sometimes'"),
+    ("{label: a, model: {name: general}, static_model: {name: general}}",
+     r"b.yaml: 'systems\[0\].static_model' needs 'systems\[0\].render_policy: auto'"),
+    ("{label: a, model: {name: general}, render_policy: always, static_model: {name: general}}",
+     r"'systems\[0\].static_model' needs .*got render_policy 'always'"),
+    ("{label: a, model: {name: general}, render_policy: auto, static_model: model/missing.yaml}",
+     r"b.yaml: 'systems\[0\].static_model' names model/missing.yaml: cannot read config .*missing.yaml"),
+    ("{label: a, model: {name: general}, render_policy: auto, static_model: 3}",
+     r"b.yaml: 'systems\[0\].static_model' must be a file name or a mapping; got 3"),
+    ("{label: a, model: {name: general}, render_policy: auto, static_model: {name: general, parms: {}}}",
+     r"b.yaml: unknown key 'systems\[0\].static_model.parms'"),
+    ("{label: a, model: {name: general}, render_policy: auto, static_model: data.yaml}",
+     r"b.yaml: 'systems\[0\].static_model' names data.yaml, which has no 'model' mapping"),
+    ("{label: a, model: model/missing.yaml}",
+     r"b.yaml: 'systems\[0\].model' names model/missing.yaml: cannot read config"),
+    ("{label: a, model: {name: general}, render_policy: auto, cleaning: {method: sst}}",
+     r"'systems\[0\].render_policy: auto' needs no cleaning"),
+])
+def test_benchmark_render_policy_errors_name_the_file_and_key(tmp_path, system, message):
+    (tmp_path / "data.yaml").write_text("data: {split: random}\n")
+    (tmp_path / "b.yaml").write_text(f"systems:\n  - {system}\n")
+    with pytest.raises(ConfigError, match=message):
+        load_benchmark_config(tmp_path / "b.yaml")
 
 
 def test_render_subresources_switch_reaches_the_renderer():

@@ -11,7 +11,11 @@ For each dataset of a :class:`~mainentity.config.BenchmarkConfig`:
    read only HTML get documents without a rendering;
 3. each system fits its site-level cleaners (when it has cleaning) on the dataset's documents, is
    trained on the train pages (when it learns), and predicts the test pages while its wall time and
-   the peak resident memory of the process tree are measured (:class:`PeakRSS`);
+   the peak resident memory of the process tree are measured (:class:`PeakRSS`). A system with
+   ``render_policy: auto`` predicts as ``mainentity predict --render auto`` does (few pages rendered,
+   :mod:`mainentity.render_few`), its static model (``static_model``) trained in each fold on the same
+   training pages read from their HTML (:func:`static_config`); its main model is the one an earlier system
+   of the same model and cleaning trained in that fold (the plain ``general``), else trained anew;
 4. the test predictions are scored with :func:`~mainentity.evaluation.report.evaluate_predictions`.
 
 A peer whose tool is not installed is skipped with a logged message and listed in the report's notes
@@ -29,6 +33,7 @@ import os
 import platform
 import threading
 import time
+from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,12 +45,14 @@ from mainentity._files import write_text_atomic
 from mainentity._version import __version__
 from mainentity.comparison.comparison_report import write_benchmark_report
 from mainentity.comparison.peer_answers import load_answers, save_answers
-from mainentity.config import BenchmarkConfig, Config, DataConfig, SystemConfig
+from mainentity.config import BenchmarkConfig, CleaningConfig, Config, DataConfig, ModelConfig, SystemConfig
 from mainentity.evaluation.report import concat_per_page, evaluate_predictions, per_site
 from mainentity.loading import labels_of, load_run_pages, page_key
+from mainentity.model_store import TrainedModel
 from mainentity.pipeline import (
     KnownDocuments,
     RenderedDocuments,
+    StaticDocuments,
     build_recognizer,
     fit_cleaners,
     fit_model,
@@ -58,7 +65,7 @@ from mainentity.records import Document, Prediction
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["PeakRSS", "process_tree_rss_mb", "run_benchmark", "tool_versions"]
+__all__ = ["PeakRSS", "process_tree_rss_mb", "run_benchmark", "static_config", "tool_versions"]
 
 #: Python distributions whose versions every benchmark report lists.
 _TOOLS = ("numpy", "pandas", "scikit-learn", "torch", "pot", "nltk", "rouge-score", "playwright", "lxml")
@@ -191,6 +198,27 @@ def tool_versions(systems: Sequence[SystemConfig] = ()) -> dict[str, str]:
     return versions
 
 
+def static_config(config: Config, static_model: ModelConfig) -> Config:
+    """The training config of a system's static model: ``config`` with the static model's recogniser, its pages
+    read from their HTML and stylesheets alone (``render.reader: static``, as ``configs/general-static.yaml``)
+    and no cleaning (the ``auto`` render policy reads small sites' pages so, uncleaned).
+
+    Examples
+    --------
+    >>> static = static_config(Config(name="cross-site-lodo-fundus"), ModelConfig("general"))
+    >>> static.name, static.model.name, static.render.reader
+    ('cross-site-lodo-fundus-static', 'general', 'static')
+    """
+    return dataclasses.replace(config, name=f"{config.name}-static", model=static_model, cleaning=CleaningConfig(),
+                               render=dataclasses.replace(config.render, reader="static"))
+
+
+def _training_key(system: SystemConfig) -> str:
+    """What decides a system's trained model in a fold (its model and cleaning): two systems with the same key
+    can share each fold's model."""
+    return repr((system.model.name, sorted(system.model.params.items()), system.cleaning))
+
+
 @dataclass
 class _DatasetRun:
     """Results of one dataset: stacked per-page scores, speed rows, notes, and the systems whose answers were
@@ -239,8 +267,16 @@ def _run_dataset(
     logger.info("%s: %d fold(s), %d pages, %d test pages", label, len(folds), len(all_pages), n_test)
     base = Config(name=f"{bench.name}-{label}", seed=bench.seed, data=data, render=bench.render)
     rendered: tuple[list[Document], list[Prediction]] | None = None
+    static_read: list[Document] | None = None
+    uses_left = Counter(_training_key(system) for system in systems)
+    # each fold's models of a model and cleaning that a later system uses too (general, then general-auto)
+    shared_models: dict[str, list[TrainedModel]] = {key: [] for key, n in uses_left.items() if n > 1}
 
     for system in systems:
+        key = _training_key(system)
+        uses_left[key] -= 1
+        # the last system of a key takes its models out, so they are freed after it
+        fold_models = shared_models.get(key) if uses_left[key] else shared_models.pop(key, None)
         config = dataclasses.replace(base, model=system.model, cleaning=system.cleaning)
         try:
             recognizer = build_recognizer(config)
@@ -273,22 +309,40 @@ def _run_dataset(
             documents, failures = [Document(page) for page in all_pages], []
         if not recognizer.needs_render:
             documents = [Document(document.page) for document in documents]
+        if system.static_model is not None and static_read is None:
+            train_all = list({page_key(page): page for train, _ in folds for page in train}.values())
+            static_read, _ = render_all(train_all, StaticDocuments(run_pages.subresources),
+                                        desc=f"read {label} statically")
+        reused_models = fold_models is not None and len(fold_models) == len(folds)
+        if fold_models is not None and not reused_models:
+            fold_models.clear()  # an earlier system of the key failed part-way: its models are not all there
         predictions: list[Prediction] = []
         n_predicted = 0
         fit_s = predict_s = peak_mb = increase_mb = 0.0
         try:
             cleaners = fit_cleaners(documents, system.cleaning, random_state=bench.seed)
             read = KnownDocuments(documents, failures)
-            for train_pages, test_pages in folds:
+            for fold, (train_pages, test_pages) in enumerate(folds):
                 tick = time.perf_counter()
-                model = fit_model(config, clone(recognizer), documents, train_pages, cleaners=cleaners)
+                if reused_models:
+                    model = fold_models[fold]
+                else:
+                    model = fit_model(config, clone(recognizer), documents, train_pages, cleaners=cleaners)
+                    if fold_models is not None:
+                        fold_models.append(model)
+                static = None
+                if system.static_model is not None:
+                    trained_statically = static_config(config, system.static_model)
+                    static = fit_model(trained_statically, build_recognizer(trained_statically), static_read,
+                                       train_pages)
                 fit_s += time.perf_counter() - tick
                 n_test_documents = len(test_pages) - len({page_key(page) for page in test_pages}
                                                          & {(p.site_id, p.path) for p in failures})
                 with PeakRSS() as memory:
-                    predictions += [with_score_kind(prediction, model) for prediction in predict_pages(
-                        model, test_pages, read=read, cleaners=cleaners, batch_size=max(1, n_test_documents),
-                        render_policy="always")]
+                    predictions += [with_score_kind(prediction, model, static) for prediction in predict_pages(
+                        model, test_pages, read=read, subresources=run_pages.subresources, cleaners=cleaners,
+                        batch_size=max(1, n_test_documents), render_policy=system.render_policy,
+                        static_model=static)]
                 predict_s += memory.seconds
                 n_predicted += n_test_documents
                 peak_mb = max(peak_mb, memory.peak_mb)
@@ -301,6 +355,9 @@ def _run_dataset(
             logger.error("%s: training failed on %s, skipped: %s", system.label, label, error)
             result.notes.append(f"Skipped {system.label} on {label}: training failed: {error}")
             continue
+        if reused_models:
+            result.notes.append(f"{system.label} on {label}: each fold's model is the one trained for an earlier "
+                                "system of the same model and cleaning (trained once; fit_s excludes it).")
         result.per_page.append(evaluate_predictions(predictions, test_labels, system=system.label, dataset=label))
         result.speed.append({
             "system": system.label,
@@ -364,7 +421,9 @@ def run_benchmark(
     out_dir : Path
         ``<runs_dir>/<config.name>``, holding ``report.md``/``.html``, the plots, ``benchmark_summary.csv``
         (one row per system and dataset: counts, metrics with ``_low``/``_high`` 95% bootstrap bounds,
-        pages/s, peak RSS), ``disagreements.csv``, ``per_page.csv``, ``per_site.csv`` and ``speed.csv``.
+        pages/s, peak RSS), ``answered_by.csv`` (per system and dataset, the test pages answered statically, by
+        slot transfer, rendered: :func:`~mainentity.comparison.comparison_report.answered_by_table`),
+        ``disagreements.csv``, ``per_page.csv``, ``per_site.csv`` and ``speed.csv``.
         The committed copy has the same files except ``per_page.csv``.
 
     Raises

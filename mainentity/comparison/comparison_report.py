@@ -8,6 +8,8 @@
   command, tool versions, one accuracy table per dataset (ROUGE-1 P/R/F1 with a bootstrap interval,
   Jaccard, Dice, exact match, pages/s, peak RSS), the figures, and the pages where our best system and
   the best peer disagree most;
+- an "Answered by" table: per dataset and system, how many test pages each path of the predict path answered
+  (:func:`answered_by_table`; also ``answered_by.csv``);
 - ``f1_bars.svg``/``.png`` (mean ROUGE-1 F1 per system and dataset with its interval),
   ``speed_accuracy.svg``/``.png`` (pages/s against mean ROUGE-1 F1), ``disagreements.csv`` and
   ``benchmark_summary.csv`` (the accuracy and speed numbers, intervals as ``<metric>_low``/``_high``).
@@ -44,9 +46,11 @@ from mainentity.evaluation.report import (
 from mainentity.recognizers.peers import PEER_NAMES
 
 __all__ = [
+    "ANSWERED_BY_COLUMNS",
     "DISAGREEMENT_COLUMNS",
     "SPEED_COLUMNS",
     "WITHHELD",
+    "answered_by_table",
     "best_systems",
     "find_disagreements",
     "rank_systems",
@@ -67,6 +71,15 @@ DISAGREEMENT_COLUMNS: list[str] = [
     "peer", "peer_prediction", "peer_error", "peer_rouge1_f",
     "difference",
 ]
+
+#: The paths a test page can be answered by (:attr:`mainentity.records.Prediction.answered_by`), as columns of
+#: :func:`answered_by_table`: read statically and answered by the static model, read through its template's
+#: slot locator, rendered in Chromium (scripts off, or on: ``scripts``), its markup read by a recogniser that
+#: needs no rendering (``html``), and ``none`` for a page without an answer (an error row).
+ANSWERED_BY_PATHS: list[str] = ["static", "slot", "rendered", "scripts", "html", "none"]
+
+#: Columns of :func:`answered_by_table` (and ``answered_by.csv``).
+ANSWERED_BY_COLUMNS: list[str] = ["dataset", "system", "n_pages", *ANSWERED_BY_PATHS, "rendered_share"]
 
 _TABLE_METRICS = ["rouge1_p", "rouge1_r", "rouge1_f", "jaccard", "dice", "exact"]
 _PAGE_KEYS = ["dataset", "site_id", "path"]
@@ -191,6 +204,45 @@ def find_disagreements(per_page: pd.DataFrame, system: str, peer: str, n_pages: 
     table["difference"] = (table["system_rouge1_f"] - table["peer_rouge1_f"]).abs()
     table = table.sort_values(["difference", *_PAGE_KEYS], ascending=[False, True, True, True], kind="stable")
     return table.head(n_pages).reset_index(drop=True)[DISAGREEMENT_COLUMNS]
+
+
+def answered_by_table(per_page: pd.DataFrame) -> pd.DataFrame:
+    """How each system's test pages were answered, per dataset: the number of pages of each path.
+
+    Parameters
+    ----------
+    per_page : DataFrame
+        Per-page rows with ``dataset``, ``system`` and ``answered_by`` (empty for an error row or a page
+        without a prediction, counted as ``none``).
+
+    Returns
+    -------
+    table : DataFrame
+        Columns :data:`ANSWERED_BY_COLUMNS`, one row per (dataset, system) sorted by both: ``n_pages`` test
+        pages, a page count per path of :data:`ANSWERED_BY_PATHS`, and ``rendered_share`` the share of the
+        pages rendered in Chromium (``rendered`` plus ``scripts``), in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        If a page's ``answered_by`` is not one of :data:`ANSWERED_BY_PATHS`.
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"dataset": "shop", "system": "general-auto", "answered_by": ["static", "slot", ""]})
+    >>> answered_by_table(rows)[["n_pages", "static", "slot", "rendered", "none", "rendered_share"]].to_dict("records")
+    [{'n_pages': 3, 'static': 1, 'slot': 1, 'rendered': 0, 'none': 1, 'rendered_share': 0.0}]
+    """
+    paths = per_page["answered_by"].fillna("").replace("", "none")
+    unknown = sorted(set(paths) - set(ANSWERED_BY_PATHS))
+    if unknown:
+        raise ValueError(f"unknown answered_by value(s) {', '.join(unknown)}; expected {', '.join(ANSWERED_BY_PATHS)}")
+    counts = (pd.crosstab([per_page["dataset"], per_page["system"]], paths)
+              .reindex(columns=ANSWERED_BY_PATHS, fill_value=0).reset_index())
+    counts.columns.name = None
+    counts.insert(2, "n_pages", counts[ANSWERED_BY_PATHS].sum(axis=1))
+    counts["rendered_share"] = (counts["rendered"] + counts["scripts"]) / counts["n_pages"]
+    return counts[ANSWERED_BY_COLUMNS].sort_values(["dataset", "system"], ignore_index=True)
 
 
 def _accuracy_table(per_page: pd.DataFrame, speed: pd.DataFrame, peers: Collection[str], *,
@@ -382,8 +434,10 @@ def write_benchmark_report(
         (benchmark_summary.csv), ``"trust"`` (trust.csv: :func:`~mainentity.evaluation.report.trust_table`
         of the systems whose scores are probabilities, also shown in the report's "Scores" section),
         ``"coverage"`` (coverage.csv: :func:`~mainentity.evaluation.report.coverage_by_group`, the same
-        systems) and ``"scores_<system>"`` (scores-<system>.png, each such system's reliability and coverage
-        curves per dataset: :func:`~mainentity.evaluation.figures.plot_scores_by_dataset`).
+        systems), ``"answered_by"`` (answered_by.csv: :func:`answered_by_table` of every system; the report's
+        "Answered by" table shows the systems that read some page rendered or statically) and
+        ``"scores_<system>"`` (scores-<system>.png, each such system's reliability and coverage curves per
+        dataset: :func:`~mainentity.evaluation.figures.plot_scores_by_dataset`).
 
     Raises
     ------
@@ -426,6 +480,10 @@ def write_benchmark_report(
     paths["summary"] = out / "benchmark_summary.csv"
     write_text_atomic(paths["summary"], table.to_csv(index=False))
     scores = _scores(per_page, out, paths)
+    answered = answered_by_table(per_page)
+    paths["answered_by"] = out / "answered_by.csv"
+    write_text_atomic(paths["answered_by"], answered.to_csv(index=False))
+    answered = answered[answered[["static", "slot", "rendered", "scripts"]].sum(axis=1) > 0]
 
     notes = [*_notes(confidence, n_resamples, best, peer), *notes]
     untimed = sorted(set(table.loc[table["pages_per_s"].isna(), "system"]))
@@ -444,10 +502,10 @@ def write_benchmark_report(
         )
     paths["report"] = out / "report.md"
     write_text_atomic(paths["report"], _markdown(title, command, versions_table, shown, datasets,
-                                             disagreements, disagreement_intro, notes, scores))
+                                             disagreements, disagreement_intro, notes, scores, answered))
     paths["html"] = out / "report.html"
     write_text_atomic(paths["html"], _html(title, command, versions_table, shown, datasets, disagreements,
-                                       disagreement_intro, notes, paths, scores))
+                                       disagreement_intro, notes, paths, scores, answered))
     return paths
 
 
@@ -505,18 +563,27 @@ COVERAGE_INTRO = ("Abstaining below a threshold (`--abstain-below`): share of th
                   "match among them, per threshold (every threshold in coverage.csv); the figures draw these "
                   "curves beside each dataset's reliability curve.")
 
+#: What the report says of its "Answered by" table.
+ANSWERED_BY_INTRO = ("How each system's test pages were answered (answered_by.csv): static = read from the HTML and "
+                     "answered by the static model, slot = read through the template's slot locator, rendered = "
+                     "rendered in Chromium, scripts = rendered again with its scripts on, none = no answer; "
+                     "rendered_share = (rendered + scripts) / n_pages. The systems that read every page's markup "
+                     "themselves (html: the peers and baselines) are in answered_by.csv only.")
+
 #: What the report says of its scores table.
 TRUST_INTRO = (f"Systems whose score is a probability that the answer is right: ECE (10 bins, against exact "
                f"match), wrong answers scored >= {CERTAIN_SCORE} (count and share of the pages), and what "
                "abstaining below 0.5 keeps (share of pages, exact match among them); also in trust.csv.")
 
 
-def _markdown(title, command, versions_table, shown, datasets, disagreements, intro, notes, scores) -> str:
+def _markdown(title, command, versions_table, shown, datasets, disagreements, intro, notes, scores, answered) -> str:
     parts = [f"# {title}", "", "Command:", "", "```", command, "```", "", "## Versions", "",
              markdown_table(versions_table), "", "## Accuracy and speed", ""]
     for dataset in datasets:
         rows = shown[shown["dataset"] == dataset].drop(columns=["dataset"])
         parts += [f"### {dataset}", "", markdown_table(rows), ""]
+    if len(answered):
+        parts += ["## Answered by", "", ANSWERED_BY_INTRO, "", markdown_table(answered), ""]
     if len(scores["trust"]):
         parts += ["## Scores", "", TRUST_INTRO, "", markdown_table(scores["trust"]), "", COVERAGE_INTRO, "",
                   markdown_table(scores["coverage"]), "",
@@ -531,13 +598,16 @@ def _markdown(title, command, versions_table, shown, datasets, disagreements, in
     return "\n".join(parts)
 
 
-def _html(title, command, versions_table, shown, datasets, disagreements, intro, notes, paths, scores) -> str:
+def _html(title, command, versions_table, shown, datasets, disagreements, intro, notes, paths, scores,
+          answered) -> str:
     esc = html.escape
     body = [f"<h1>{esc(title)}</h1>", "<p>Command:</p>", f"<pre>{esc(command)}</pre>",
             "<h2>Versions</h2>", html_table(versions_table), "<h2>Accuracy and speed</h2>"]
     for dataset in datasets:
         rows = shown[shown["dataset"] == dataset].drop(columns=["dataset"])
         body += [f"<h3>{esc(dataset)}</h3>", html_table(rows)]
+    if len(answered):
+        body += ["<h2>Answered by</h2>", f"<p>{esc(ANSWERED_BY_INTRO)}</p>", html_table(answered)]
     if len(scores["trust"]):
         body += ["<h2>Scores</h2>", f"<p>{esc(TRUST_INTRO)}</p>", html_table(scores["trust"]),
                  f"<p>{esc(COVERAGE_INTRO)}</p>", html_table(scores["coverage"]),
