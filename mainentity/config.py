@@ -538,7 +538,7 @@ def _section(entry, section: str, base: Path, source: str, key: str = "") -> tup
     """A benchmark entry: a group file name (its ``section`` is used) or an inline mapping; ``key`` (the
     entry's dotted key, e.g. ``systems[2].static_model``) is named in the errors."""
     where = f"'{key}'" if key else f"a '{section}' entry"
-    if isinstance(entry, str):
+    if isinstance(entry, str) and entry.strip():
         try:
             raw = _read_yaml(base / entry)
         except ConfigError as error:
@@ -604,7 +604,10 @@ def load_benchmark_config(path: str | Path) -> BenchmarkConfig:
         static = entry.pop("static_model", None)
         if static is not None:
             key = f"systems[{i}].static_model"
-            static = _build(ModelConfig, _section(static, "model", base, source, key)[1], f"{key}.", source)
+            mapping = _section(static, "model", base, source, key)[1]
+            if not mapping.get("name"):  # else ModelConfig's default recogniser, not the one meant
+                raise ConfigError(f"{source}: '{key}' must name its model ('name: general'); got {static!r}")
+            static = _build(ModelConfig, mapping, f"{key}.", source)
         entry.setdefault("label", model_label or model.get("name", f"system{i}"))
         systems.append(dataclasses.replace(_build(SystemConfig, entry, f"systems[{i}].", source),
                                            static_model=static))

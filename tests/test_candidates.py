@@ -177,3 +177,14 @@ def test_a_drop_cap_letter_is_no_candidate_where_its_heading_continues_the_word(
         "n old ferry finds a new route", "An old ferry finds a new route"]
     assert [c.text for c in page_candidates(heading(" new route for the old ferry"))] == [
         "A", "new route for the old ferry", "A new route for the old ferry"]
+
+
+def test_a_one_letter_name_beside_text_that_starts_with_its_letter_stays():
+    """A film page's heading "Q" over its element's own line "Quebec, 2011 ...": that line is not the
+    element's whole text (no merged block starts "QQuebec"), so the letter is no drop cap."""
+    rendered = RenderedPage("Filmhaus – Q (2011)", (), (
+        block("Q", size=40, level=1, path="html[0]/body[1]/div[0]/h1[0]"),
+        block("Quebec, 2011 · 94 minutes", path="html[0]/body[1]/div[0]"),
+        block("Q Quebec, 2011 · 94 minutes", path="html[0]/body[1]/div[0]", merged=True)))
+    assert [c.text for c in page_candidates(rendered)][:3] == [
+        "Q", "Quebec, 2011 · 94 minutes", "Q Quebec, 2011 · 94 minutes"]

@@ -56,6 +56,22 @@ def test_unknown_labels_are_errors(tmp_path, render_cache_dir):
         run_benchmark(config, max_pages=0, runs_dir=tmp_path / "runs")
 
 
+@pytest.mark.parametrize(("system", "message"), [
+    ("{label: auto-msrbfn, model: {name: msrbfn}, render_policy: auto}",
+     "system 'auto-msrbfn': 'render_policy: auto' applies to a site-level recogniser that renders"),
+    ("{label: auto-peer, model: {name: trafilatura}, render_policy: auto}",
+     "system 'auto-peer': 'render_policy: auto' applies to a site-level recogniser"),
+    ("{label: auto-bad, model: {name: general}, render_policy: auto, static_model: {name: nonsense}}",
+     "system 'auto-bad': 'static_model': .*nonsense"),
+])
+def test_an_auto_system_that_cannot_render_few_stops_the_run_before_any_page(tmp_path, system, message):
+    path = tmp_path / "bench.yaml"
+    path.write_text(f"datasets: [{{label: sample, datasets: ['{SAMPLE_SHOP}']}}]\nsystems:\n  - {system}\n")
+    with pytest.raises(ValueError, match=message):
+        run_benchmark(load_benchmark_config(path), runs_dir=tmp_path / "runs")
+    assert not (tmp_path / "runs").exists()
+
+
 @pytest.mark.browser
 def test_every_system_is_scored_on_the_same_test_pages(tmp_path, render_cache_dir, monkeypatch):
     def unavailable(self):

@@ -213,6 +213,31 @@ def static_config(config: Config, static_model: ModelConfig) -> Config:
                                render=dataclasses.replace(config.render, reader="static"))
 
 
+def _check_auto_systems(config: BenchmarkConfig, systems: Sequence[SystemConfig]) -> None:
+    """Before any page is read: each ``render_policy: auto`` system's model must be one the policy applies to
+    (a site-level recogniser that renders: :func:`~mainentity.pipeline.renders_few`; another would render
+    every page under the system's name), and its static model must be buildable (known name and params).
+
+    Raises
+    ------
+    ValueError
+        Naming the system's label and the key at fault.
+    """
+    for system in systems:
+        if system.render_policy != "auto":
+            continue
+        base = Config(name=f"{config.name}-{system.label}", seed=config.seed, render=config.render)
+        recognizer = build_recognizer(dataclasses.replace(base, model=system.model))
+        if not (recognizer.site_level and recognizer.needs_render):
+            raise ValueError(f"system {system.label!r}: 'render_policy: auto' applies to a site-level recogniser "
+                             f"that renders (the general model); model {system.model.name!r} is not one")
+        if system.static_model is not None:
+            try:
+                build_recognizer(static_config(base, system.static_model))
+            except ValueError as error:
+                raise ValueError(f"system {system.label!r}: 'static_model': {error}") from error
+
+
 def _training_key(system: SystemConfig) -> str:
     """What decides a system's trained model in a fold (its model and cleaning): two systems with the same key
     can share each fold's model."""
@@ -429,8 +454,9 @@ def run_benchmark(
     Raises
     ------
     ValueError
-        If a system or dataset label is unknown, ``max_pages < 1``, a dataset has no labeled page, or no
-        system produced a score.
+        If a system or dataset label is unknown, ``max_pages < 1``, a ``render_policy: auto`` system's
+        model or static model does not fit that policy (:func:`_check_auto_systems`), a dataset has no
+        labeled page, or no system produced a score.
 
     Notes
     -----
@@ -447,6 +473,7 @@ def run_benchmark(
     chosen_datasets = _select(config.datasets, datasets, lambda d: d[0], "dataset")
     if not chosen_systems or not chosen_datasets:
         raise ValueError("a benchmark needs at least one system and one dataset")
+    _check_auto_systems(config, chosen_systems)
     runs: list[_DatasetRun] = []
     answers_dir = Path(runs_dir) / config.name / "peer_answers" if reuse_answers else None
     for label, data in chosen_datasets:

@@ -366,11 +366,14 @@ def _ruby_holder(dom_path: str) -> str:
 
 def _without_initial_letters(blocks: Sequence[TextBlock]) -> list[TextBlock]:
     """The blocks and segments without the drop caps: a one-letter text whose element, or an element
-    holding it, has a text that starts with that letter and goes on with the same word.
+    holding it, has a merged text (its whole text, the letter's included) that starts with that letter
+    and goes on with the same word.
 
     A headline set with a large floated first letter (``<h2><span class="cap">A</span>n old ferry
     ...</h2>``) splits into the letter, in the largest font of the page, and the rest of the word: the
-    letter alone is no name. A one-letter word ("A new route") is followed by a space and stays. The
+    letter alone is no name. A one-letter word ("A new route") is followed by a space and stays, and so
+    does a one-letter name beside an element's own text that starts with its letter (``<div><h1>Q</h1>
+    Quebec, 2011 ...</div>``: that text node is not the element's whole text). The
     rule is this project's (issue 33: a heading split into spans).
 
     >>> cap = TextBlock("A", "span", "h2[0]/span[0]", 84, 700, True, 8, 8, 50, 84)
@@ -381,10 +384,13 @@ def _without_initial_letters(blocks: Sequence[TextBlock]) -> list[TextBlock]:
     >>> word = dataclasses.replace(whole, text="A new route")
     >>> [block.text for block in _without_initial_letters([cap, word])]
     ['A', 'A new route']
+    >>> [block.text for block in _without_initial_letters([cap, dataclasses.replace(rest, text="An old")])]
+    ['A', 'An old']
     """
     texts_at: dict[str, list[str]] = {}
     for block in blocks:
-        texts_at.setdefault(block.dom_path, []).append(block.text.strip())
+        if block.merged:
+            texts_at.setdefault(block.dom_path, []).append(block.text.strip())
 
     def is_drop_cap(block: TextBlock) -> bool:
         letter = block.text.strip()

@@ -261,14 +261,29 @@ def whole_share(candidates: Sequence[TextBlock], normalized: Sequence[str]) -> n
     return out
 
 
+#: Fewest letters and digits of a site name, and of a text, for the one to hold the other ("Quanta" in
+#: "quantamagazine"): shorter pieces occur inside any name by chance.
+MIN_SITE_NAME_CHARS = 4
+#: Fewest letters and digits of a site name that counts when a text equals it whole: "V8", the name a
+#: header link home shows beside the title "Blog · V8" on v8.dev, names the site; "V8" inside "V8 release
+#: v9.4" does not.
+MIN_SHORT_NAME_CHARS = 2
+
+
 def _site_names(rendered: RenderedPage, domain: str, site_titles: Sequence[str] = (),
                 home_link_texts: Sequence[str] = ()) -> tuple[str, ...]:
     """The site's names, squashed to letters and digits: ``og:site_name`` values, the URL's domain, the
-    title segments most pages of the site repeat, the last title segments that a link of the page to
-    its site's home page shows (:func:`_named_by_home_link`), and a document generator's default title
-    (:data:`GENERATOR_TITLES`), which names the software, not the page."""
+    title segments of :data:`MIN_SITE_NAME_CHARS` or more that most pages of the site repeat, the last
+    title segments that a link of the page to its site's home page shows (:func:`_named_by_home_link`),
+    and a document generator's default title (:data:`GENERATOR_TITLES`), which names the software, not
+    the page.
+
+    >>> _site_names(RenderedPage("Oolong | Tea | Harbor Tea Co", (), ()), "harbortea", ["Tea", "Harbor Tea Co"])
+    ('harborteaco', 'harbortea')
+    """
     names = [_text_stats(content)[4] for key, content in rendered.meta if key == "og:site_name"]
-    names += [_text_stats(segment)[4] for segment in site_titles]
+    # a short segment most titles repeat is as often a category ("Tea") as the site's name
+    names += [name for segment in site_titles if len(name := _text_stats(segment)[4]) >= MIN_SITE_NAME_CHARS]
     names += _named_by_home_link(rendered, home_link_texts)
     if (title := _text_stats(rendered.title)[4]) in _GENERATOR_TITLE_KEYS:
         names.append(title)
@@ -290,12 +305,19 @@ def _named_by_home_link(rendered: RenderedPage, home_link_texts: Sequence[str]) 
     (['longformquarterly'], [])
     >>> _named_by_home_link(RenderedPage("Longform Quarterly: About", (), ()), ["Longform Quarterly"])
     []
+
+    A short segment (:data:`MIN_SHORT_NAME_CHARS`) must be the link's whole text: "Art" is in "Start".
+
+    >>> rendered = RenderedPage("Nordhaus – Art", (), ())
+    >>> _named_by_home_link(rendered, ["Start"]), _named_by_home_link(rendered, ["Art"])
+    ([], ['art'])
     """
     homes = [_text_stats(text)[4] for text in home_link_texts]
     segments = (_text_stats(pieces[-1])[4] for title in title_strings(rendered)
                 if len(pieces := split_title(title)) >= 2)
     return [segment for segment in dict.fromkeys(segments)
-            if len(segment) >= MIN_SHORT_NAME_CHARS and any(_barely_holds(home, segment) for home in homes)]
+            if any(home == segment or (len(segment) >= MIN_SITE_NAME_CHARS and _barely_holds(home, segment))
+                   for home in homes if len(segment) >= MIN_SHORT_NAME_CHARS)]
 
 
 #: Default ``<title>`` texts of document generators (office suites, slide and PDF converters): a page
@@ -307,14 +329,6 @@ GENERATOR_TITLES = (
     "Document1", "Keynote Presentation",
 )
 _GENERATOR_TITLE_KEYS = frozenset(_text_stats(title)[4] for title in GENERATOR_TITLES)
-
-#: Fewest letters and digits of a site name, and of a text, for the one to hold the other ("Quanta" in
-#: "quantamagazine"): shorter pieces occur inside any name by chance.
-MIN_SITE_NAME_CHARS = 4
-#: Fewest letters and digits of a site name that counts when a text equals it whole: "V8", the name a
-#: header link home shows beside the title "Blog · V8" on v8.dev, names the site; "V8" inside "V8 release
-#: v9.4" does not.
-MIN_SHORT_NAME_CHARS = 2
 
 
 @short_text_cache  # template texts repeat on every page of a site
