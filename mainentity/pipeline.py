@@ -226,15 +226,18 @@ def render_all(
     """Documents of ``pages`` in their order, and the error rows of the pages that have none.
 
     Every document is kept in memory (for fitting cleaners and recognisers); the predict path streams
-    instead (:func:`predict_pages`).
+    instead (:func:`predict_pages`). A page that fails is logged as failing to render, or to be read
+    from its HTML when ``read`` is :class:`StaticDocuments`.
     """
     documents: dict[tuple[str, str], Document] = {}
     failed: list[Prediction] = []
+    static = isinstance(read, StaticDocuments)
+    verb, noun = ("be read statically", "static reading") if static else ("render", "render")
     with (fewer_cycle_collections(),  # every document stays alive: see mainentity.collector
-          repeated_message(logger, "{n} of {total} pages failed to render", total=len(pages)) as failures):
+          repeated_message(logger, f"{{n}} of {{total}} pages failed to {verb}", total=len(pages)) as failures):
         for page, document, error in progress(read(pages, rendered=rendered), len(pages), desc):
             if document is None:
-                failures.add(f"{page.site_id}/{page.path}", f"render failed for {page.site_id}/{page.path}: {error}")
+                failures.add(f"{page.site_id}/{page.path}", f"{noun} failed for {page.site_id}/{page.path}: {error}")
                 failed.append(error_prediction(page, error))
             else:
                 documents[page_key(page)] = document

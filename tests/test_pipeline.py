@@ -7,6 +7,8 @@ from conftest import SAMPLE_SHOP
 from mainentity.config import DataConfig
 from mainentity.linkgraph import AnchorCoverage
 from mainentity.loading import anchor_coverage_notes, data_summary, load_pages
+from mainentity.pipeline import StaticDocuments, render_all
+from mainentity.records import Page
 
 
 def test_load_pages_reports_the_anchor_coverage(caplog):
@@ -62,3 +64,17 @@ def test_anchor_coverage_notes():
     assert anchor_coverage_notes([]) == [
         "Incoming anchor texts (ILA): 0 of 0 pages (0.0%) in 0 sites have at least one."
     ]
+
+
+def test_a_page_that_cannot_be_read_statically_is_logged_as_such(caplog):
+    """A page with a declarative shadow root is refused by the static reader; the log says it failed to be
+    read statically ("static reading failed"), not that it failed to render: no browser ran."""
+    shadow = Page("s", "shadow.html", "https://s.example/shadow",
+                  "<title>T</title><div><template shadowrootmode='open'><h1>Inside</h1></template></div>")
+    plain = Page("s", "plain.html", "https://s.example/plain", "<title>T</title><h1>Plain</h1>")
+    with caplog.at_level(logging.WARNING, logger="mainentity.pipeline"):
+        documents, failed = render_all([shadow, plain], StaticDocuments())
+    assert [document.page.path for document in documents] == ["plain.html"]
+    assert [row.path for row in failed] == ["shadow.html"]
+    assert "static reading failed for s/shadow.html: s/shadow.html: a declarative shadow root" in caplog.text
+    assert "render failed" not in caplog.text
