@@ -317,7 +317,8 @@ def posterior_agreement(n_reproduced: int, n_pages: int) -> float:
     """The estimated share of a template's pages on which its locator gives the rendered answer, from
     ``n_reproduced`` of ``n_pages`` sampled pages reproduced: the mean of a Beta prior worth
     :data:`PRIOR_PAGES` pages at :data:`PRIOR_AGREEMENT`, updated by the sample,
-    ``(k + PRIOR_AGREEMENT * PRIOR_PAGES) / (n + PRIOR_PAGES)``.
+    ``(k + PRIOR_AGREEMENT * PRIOR_PAGES) / (n + PRIOR_PAGES)``, a share in [0, 1]. The rule is this
+    project's (the papers render every page); the prior comes from ``benchmarks/results/slot_transfer.md``.
 
     >>> round(posterior_agreement(3, 3), 3), round(posterior_agreement(2, 3), 3), posterior_agreement(0, 0)
     (0.957, 0.913, 0.95)
