@@ -20,6 +20,11 @@ def _words(text: str) -> set[str]:
     return set(_WORD.findall(text.lower()))
 
 
+#: How a page can be answered (:attr:`Prediction.answered_by`): read statically and answered by the static model,
+#: read through its template's slot locator, rendered in Chromium, rendered again with its scripts on, or its
+#: markup read by a recogniser that needs no rendering.
+ANSWERED_BY = ("static", "slot", "rendered", "scripts", "html")
+
 #: The meta tags whose ``content`` is a title of the page (Gali & Fränti 2016, TTA sources).
 META_TITLE_KEYS = ("og:title", "title", "twitter:title")
 
@@ -247,7 +252,18 @@ class Prediction:
         'slot'
         >>> Prediction("s", "a.html", "u", error="timed out").answered("rendered").answered_by
         ''
+        >>> Prediction("s", "a.html", "u", "A").answered("guessed")
+        Traceback (most recent call last):
+        ...
+        ValueError: answered_by must be one of static, slot, rendered, scripts, html; got 'guessed'
+
+        Raises
+        ------
+        ValueError
+            If ``how`` is neither empty nor one of :data:`ANSWERED_BY`.
         """
+        if how and how not in ANSWERED_BY:
+            raise ValueError(f"answered_by must be one of {', '.join(ANSWERED_BY)}; got {how!r}")
         return self if self.error or not how else replace(self, answered_by=how)
 
     def scored_as(self, probability: bool) -> Prediction:

@@ -36,12 +36,6 @@ from mainentity.text import counted
 
 logger = logging.getLogger(__name__)
 
-#: How a page was answered: rendered and predicted; read through its template's slot locator; read
-#: statically and answered by the static model. The predict path says ``"scripts"`` instead of
-#: ``"rendered"`` for a page rendered again with its scripts on (:attr:`mainentity.records.Document.scripts`).
-ANSWERED_BY = ("rendered", "slot", "static")
-
-
 def noting_scripts(
     stream: Iterable[tuple[Page, Document | None, str]], scripted: set[tuple[str, str]]
 ) -> Iterator[tuple[Page, Document | None, str]]:

@@ -44,6 +44,7 @@ from mainentity.evaluation.report import (
     with_intervals,
 )
 from mainentity.recognizers.peers import PEER_NAMES
+from mainentity.records import ANSWERED_BY
 
 __all__ = [
     "ANSWERED_BY_COLUMNS",
@@ -72,11 +73,9 @@ DISAGREEMENT_COLUMNS: list[str] = [
     "difference",
 ]
 
-#: The paths a test page can be answered by (:attr:`mainentity.records.Prediction.answered_by`), as columns of
-#: :func:`answered_by_table`: read statically and answered by the static model, read through its template's
-#: slot locator, rendered in Chromium (scripts off, or on: ``scripts``), its markup read by a recogniser that
-#: needs no rendering (``html``), and ``none`` for a page without an answer (an error row).
-ANSWERED_BY_PATHS: list[str] = ["static", "slot", "rendered", "scripts", "html", "none"]
+#: The paths a test page can be answered by (:data:`mainentity.records.ANSWERED_BY`), as columns of
+#: :func:`answered_by_table`, and ``none`` for a page without an answer (an error row).
+ANSWERED_BY_PATHS: list[str] = [*ANSWERED_BY, "none"]
 
 #: Columns of :func:`answered_by_table` (and ``answered_by.csv``).
 ANSWERED_BY_COLUMNS: list[str] = ["dataset", "system", "n_pages", *ANSWERED_BY_PATHS, "rendered_share"]
