@@ -216,6 +216,7 @@ def site_profile(
     Returns
     -------
     profile : SiteProfile
+        ``SiteProfile(1)``, without counts, for a site of one page.
 
     References
     ----------
@@ -224,6 +225,11 @@ def site_profile(
     .. [2] Lin & Ho (2002), "Discovering informative content blocks from web documents", KDD
        (InfoDiscoverer: terms that occur on most pages of a site carry no information).
     """
+    if len(pages_candidates) < 2:
+        # one page has nothing to be compared with: its site features are 0 (SiteProfile.features), no slot
+        # can label (LABEL_MIN_PAGES), no title is shared; counting its candidates (lone pages of a crawl, a few
+        # hundred each) would change none of it
+        return SiteProfile(len(pages_candidates))
     text_pages: Counter[str] = Counter()
     slot_pages: Counter[str] = Counter()
     slot_texts: dict[str, Counter[str]] = defaultdict(Counter)

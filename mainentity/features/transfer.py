@@ -78,7 +78,9 @@ site (:mod:`mainentity.features.site`)
 
 from __future__ import annotations
 
+import functools
 import math
+import re
 from collections import Counter
 from collections.abc import Sequence
 
@@ -384,8 +386,25 @@ def _holds_site_name(text: str, site_names: tuple[str, ...]) -> bool:
     >>> _holds_site_name("Christianbook.com", ("christianbookcom",))
     False
     """
+    # A segment's squashed text is a part of the whole's: a segment that equals or holds a name needs the
+    # name in the whole, one held by a name needs a part of it; a text with neither is not cut (most texts).
+    if not _name_parts(site_names).search(_text_stats(text)[4]):
+        return False
     segments = split_title(text)
     return len(segments) >= 2 and any(_is_site_name(segment, site_names) for segment in segments)
+
+
+@functools.lru_cache(maxsize=256)  # one per site
+def _name_parts(site_names: tuple[str, ...]) -> re.Pattern:
+    """A pattern that finds, in a squashed text, one of ``site_names`` or a part of one of
+    :data:`MIN_SITE_NAME_CHARS` characters (a pattern that finds nothing when there is no name).
+
+    >>> bool(_name_parts(("quantamagazine",)).search("readthequantareport")), _name_parts(("v8",)).search("v9")
+    (True, None)
+    """
+    parts = {name[start : start + MIN_SITE_NAME_CHARS] for name in site_names
+             for start in range(len(name) - MIN_SITE_NAME_CHARS + 1)}
+    return re.compile("|".join(map(re.escape, sorted(parts | set(site_names)))) or "(?!)")
 
 
 def _dice_with_references(texts: Sequence[str], reference_groups: Sequence[Sequence[str]]) -> np.ndarray:
