@@ -201,9 +201,11 @@ def learn_url_key(page_urls: Sequence[str], links: Sequence[tuple[int, str]]) ->
     frozenset({'id'})
     """
     page_parts = [url_parts(url) for url in page_urls]
-    link_parts = [(source, url_parts(url)) for source, url in links]
     names = {_param_name(piece) for parts in page_parts for piece in parts.query}
     rule = UrlKey(frozenset(names))
+    if len(page_parts) < 2:  # nothing to tell apart and no session to see: a lone page's links are not read
+        return rule
+    link_parts = [(source, url_parts(url)) for source, url in links]
     n_apart = _n_keys(rule, page_parts)
     for name in sorted(_session_params(page_parts, link_parts, names)):
         candidate = replace(rule, page_params=rule.page_params - {name})
