@@ -10,9 +10,13 @@ readability-lxml's ``Document(...).short_title()``), and nothing else. Accuracy 
 match against the labels (``mainentity.evaluation.metrics.score_page``); for ``auto`` also the share of
 pages rendered and the agreement with ``always``.
 
+``lone`` is the three multi-site datasets together (readability-realworld, fundus-half, postlight-half: 296
+pages of ~245 sites, most sites one page), given to one ``predict`` as a crawl of lone pages would be; its
+accuracy is also given per dataset (``auto`` against ``always`` on each).
+
 Usage (from the repository root, ../shared beside it)::
 
-    python benchmarks/render_cost.py [--datasets booksamillion christianbook readability sample] [--out FILE.md]
+    python benchmarks/render_cost.py [--datasets booksamillion christianbook readability lone sample] [--out FILE.md]
 """
 
 from __future__ import annotations
@@ -30,19 +34,22 @@ from collections import Counter
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared" / "datasets"
+#: The datasets of each name, given to one ``predict`` together.
 DATASETS = {
-    "christianbook": REPO.parent / "shared" / "datasets" / "swde-book-christianbook",
-    "booksamillion": REPO.parent / "shared" / "datasets" / "swde-book-booksamillion",
-    "readability": REPO.parent / "shared" / "datasets" / "readability-realworld",
-    "sample": REPO / "datasets" / "sample-shop",
+    "christianbook": (SHARED / "swde-book-christianbook",),
+    "booksamillion": (SHARED / "swde-book-booksamillion",),
+    "readability": (SHARED / "readability-realworld",),
+    "lone": (SHARED / "readability-realworld", SHARED / "fundus-half", SHARED / "postlight-half"),
+    "sample": (REPO / "datasets" / "sample-shop",),
 }
 SYSTEMS = ("always", "auto", "trafilatura", "readability-lxml")
 
 
-def labeled_pages(dataset: Path) -> list[tuple[str, str, Path, str, list[str]]]:
-    """``(site_id, path, file, url, labels)`` of every page listed in the dataset's manifests."""
+def labeled_pages(datasets: tuple[Path, ...]) -> list[tuple[str, str, Path, str, list[str]]]:
+    """``(site_id, path, file, url, labels)`` of every page listed in the datasets' manifests."""
     pages = []
-    for manifest in sorted(dataset.glob("sites/*/manifest.jsonl")):
+    for manifest in sorted(manifest for dataset in datasets for manifest in dataset.glob("sites/*/manifest.jsonl")):
         for line in manifest.read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
             pages.append((manifest.parent.name, row["path"], manifest.parent / row["path"], row["url"],
@@ -79,10 +86,11 @@ def run_peer(name: str, pages, out: Path) -> None:
             file.write(json.dumps({"site_id": site_id, "path": path, "main_entity": answer}) + "\n")
 
 
-def command(system: str, dataset: Path, out: Path) -> list[str]:
+def command(system: str, datasets: tuple[Path, ...], out: Path) -> list[str]:
     if system in ("always", "auto"):
-        return [sys.executable, "-m", "mainentity.cli", "predict", str(dataset), "-o", str(out), "--render", system]
-    return [sys.executable, __file__, "--peer", system, str(dataset), str(out)]
+        return [sys.executable, "-m", "mainentity.cli", "predict", *map(str, datasets), "-o", str(out),
+                "--render", system]
+    return [sys.executable, __file__, "--peer", system, str(out), *map(str, datasets)]
 
 
 def children_cpu() -> float:
@@ -90,12 +98,12 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def measure(system: str, dataset: Path, work: Path) -> tuple[float, float, dict]:
-    """CPU seconds and wall seconds of one system on the dataset, and its rows by ``(site_id, path)``."""
+def measure(system: str, datasets: tuple[Path, ...], work: Path) -> tuple[float, float, dict]:
+    """CPU seconds and wall seconds of one system on the datasets, and its rows by ``(site_id, path)``."""
     out = work / f"{system}.jsonl"
     env = {**os.environ, "XDG_CACHE_HOME": str(work / f"cache-{system}")}  # a cold render cache
     before, started = children_cpu(), time.perf_counter()
-    subprocess.run(command(system, dataset, out), env=env, check=True, stdout=subprocess.DEVNULL,
+    subprocess.run(command(system, datasets, out), env=env, check=True, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)
     cpu, wall = children_cpu() - before, time.perf_counter() - started
     rows = {}
@@ -118,19 +126,22 @@ def accuracy(rows: dict, pages) -> tuple[float, float]:
     return statistics.fmean(f1), statistics.fmean(exact)
 
 
-def benchmark(name: str, dataset: Path) -> list[dict]:
-    """One row per system: pages, CPU ms per page, wall s, ROUGE-1 F1, exact, pages rendered."""
-    pages = labeled_pages(dataset)
+def benchmark(name: str, datasets: tuple[Path, ...]) -> list[dict]:
+    """One row per system: pages, CPU ms per page, wall s, ROUGE-1 F1, exact, pages rendered; for several
+    datasets, ``per_dataset``: ROUGE-1 F1 of each dataset's pages."""
+    pages = labeled_pages(datasets)
     results, answers = [], {}
     with tempfile.TemporaryDirectory() as tmp:
         for system in SYSTEMS:
-            cpu, wall, rows = measure(system, dataset, Path(tmp))
+            cpu, wall, rows = measure(system, datasets, Path(tmp))
             answers[system] = rows
             f1, exact = accuracy(rows, pages)
             rendered = Counter(row.get("answered_by", "") for row in rows.values())
             results.append({"dataset": name, "system": system, "n_pages": len(pages),
                             "cpu_ms_per_page": 1000 * cpu / len(pages), "wall_s": wall, "rouge1_f": f1, "exact": exact,
-                            "rendered": rendered["rendered"] if system in ("always", "auto") else 0})
+                            "rendered": rendered["rendered"] if system in ("always", "auto") else 0,
+                            "per_dataset": {dataset.name: accuracy(rows, labeled_pages((dataset,)))[0]
+                                            for dataset in datasets} if len(datasets) > 1 else {}})
     agree = sum(answers["auto"][key]["main_entity"] == row["main_entity"] for key, row in answers["always"].items())
     trafilatura = results[SYSTEMS.index("trafilatura")]["cpu_ms_per_page"]
     for row in results:
@@ -148,17 +159,21 @@ def table(results: list[dict]) -> str:
         lines.append(f"| {r['dataset']} | {r['system']} | {r['n_pages']} | {r['cpu_ms_per_page']:.1f} | "
                      f"{r['x_trafilatura']:.2f} | {r['wall_s']:.1f} | {rendered} | {r['rouge1_f']:.3f} | "
                      f"{r['exact']:.3f} | {same} |")
+    for r in results:
+        if r["per_dataset"] and r["system"] in ("always", "auto"):
+            lines.append(f"\n{r['dataset']}, {r['system']}, ROUGE-1 F1 per dataset: "
+                         + ", ".join(f"{name} {f1:.3f}" for name, f1 in r["per_dataset"].items()))
     return "\n".join(lines)
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", choices=sorted(DATASETS), default=list(DATASETS))
-    parser.add_argument("--peer", nargs=3, metavar=("NAME", "DATASET", "OUT"), help=argparse.SUPPRESS)
+    parser.add_argument("--peer", nargs="+", metavar="NAME OUT DATASET", help=argparse.SUPPRESS)
     parser.add_argument("--out", help="also write the table to this Markdown file")
     args = parser.parse_args(argv)
     if args.peer:
-        run_peer(args.peer[0], labeled_pages(Path(args.peer[1])), Path(args.peer[2]))
+        run_peer(args.peer[0], labeled_pages(tuple(map(Path, args.peer[2:]))), Path(args.peer[1]))
         return 0
     results = []
     for name in args.datasets:

@@ -159,7 +159,7 @@ def _install(clock: StageClock) -> None:
 
 def selected_pages(page_set: str, max_pages: int | None) -> list[tuple]:
     """``(site_id, path, file, url, labels)`` of the set's pages, at most ``max_pages`` (``one``: 1)."""
-    pages = [page for name in SETS[page_set] for page in labeled_pages(SHARED / name)]
+    pages = [page for name in SETS[page_set] for page in labeled_pages((SHARED / name,))]
     limit = 1 if page_set == "one" else max_pages
     return pages[:limit] if limit else pages
 
@@ -186,7 +186,7 @@ def set_inputs(page_set: str, max_pages: int | None, work: Path) -> list[str]:
     """The datasets of the set, or, for fewer pages, copies in ``work`` of the sites of the selected pages
     holding those pages, the sites' other files (style sheets) and a manifest of those pages only."""
     selected = selected_pages(page_set, max_pages)
-    if len(selected) == sum(len(labeled_pages(SHARED / name)) for name in SETS[page_set]):
+    if len(selected) == sum(len(labeled_pages((SHARED / name,))) for name in SETS[page_set]):
         return [str(SHARED / name) for name in SETS[page_set]]
     keep = {page_file for _, _, page_file, *_ in selected}
     inputs = []
