@@ -1,13 +1,16 @@
-"""The static reader's CSS cascade: cutting the style rules it would drop before tinycss2 tokenizes a sheet
-changes nothing it compiles, nor any page it reads (generated sheets full of what CSS tokenizing makes
-tricky: strings, comments, escapes, URL tokens, brackets left open)."""
+"""The static reader's CSS cascade: cutting the style rules it would drop before tinycss2 tokenizes a sheet,
+and leaving out the rules naming classes or ids that no element of the page carries, changes nothing it
+compiles, nor any page it reads (generated sheets full of what CSS tokenizing makes tricky: strings,
+comments, escapes, URL tokens, brackets left open, blocks read in place)."""
 
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 import tinycss2
+from selectolax.lexbor import LexborHTMLParser
 
 from mainentity.records import Page
 from mainentity.render import static_css
@@ -24,6 +27,7 @@ _RULES = (
     "s{font-size:\\31 2px}", "em{visibility:hidden}", ".w{float:left;width:1px;overflow:hidden}",
     "[data-x='}']{opacity:0}", "a:not(.b){clip:rect(0 0 0 0)}", ".z{--v:{a:b};margin:0}", "p{;;margin:0;}",
     ".k{x:1;Color:red}", ".l{ſolor:red}", "table{font-weight:bold}", ".m{text-indent:-9999px}",
+    ".Q p, #A > .x{color:red}", "#a .Y{top:0}", ".w.q::before{color:red}", "li~.x:hover,b+.z{top:1px}",
 )
 _AROUND = (
     "", " ", "\n", "/* } */", "<!--", "-->", "@media print{p{color:red}}", "@media screen{a{margin:0}b{color:red}}",
@@ -33,6 +37,9 @@ _AROUND = (
     "u\\72l(a{)", "/* unclosed comment", "@media (max-width:767px){p{color:red}}", "@media print,screen{b{color:red}}",
     "@media/**/print{p{color:red}}", "@media 'x'{p{color:red}}", "@media print{@layer y{p{color:red}}}",
     "@media(min-width:48em){a{top:0}}", "@media\\ x{p{color:red}}", "<!--url(a b{)", "x-->url(a{b)",
+    "@media screen{.x{top:0}@layer{.q p{color:red}}}", "@supports (x:y){@media all{.w{top:0}b{color:red}}}",
+    "@keyframes k{from{top:0}}", "@layer l{.y{top:0}}", "@media screen{.x{top:0}.z", "@media all{<!--.q{top:0}}",
+    "@media screen{@import 'b.css'}", "@-moz-document url(x){.a{top:0}}",
 )
 _ENDINGS = ("", "<![CDATA[", "p{color:red", "a[", "@media x{", "(", "p{x:url(", "'")
 
@@ -68,9 +75,30 @@ def test_cutting_unkept_rules_compiles_every_generated_sheet_as_a_full_parse(see
     assert n_cut >= len(sheets) // 3  # the cut does happen on these sheets
 
 
+@pytest.mark.parametrize("seed", [5, 6])
+def test_only_rules_naming_classes_or_ids_absent_from_the_page_are_left_out(seed):
+    rng = random.Random(seed)
+    n_left_out = 0
+    for sheet in _sheets(400, seed):
+        names = {name for name in ("x", "y", "z", "q", "w", "a", "p") if rng.random() < 0.5}
+        full, compiled = _full_parse(sheet), compile_sheet(sheet, names)
+        assert compiled == compile_sheet(sheet.encode("utf-8"), names), sheet
+        kept = iter(compiled)
+        item = next(kept, None)
+        for full_item in full:  # compiled is full without some rules that name an absent class or id
+            if full_item == item:
+                item = next(kept, None)
+                continue
+            absent = {name.lower() for name in re.findall(r"[.#]([A-Za-z_][\w-]*)", full_item[1])} - names
+            assert full_item[0] == "rule" and absent, (sheet, names, full_item)
+            n_left_out += 1
+        assert item is None, (sheet, names)
+    assert n_left_out >= 100
+
+
 def test_only_rules_without_kept_declarations_are_cut():
     sheet = "a { margin: 0 } p { color: red } .x{background-color:#fff} @page{margin:0} b{Top:0}"
-    assert without_unkept_rules(sheet) == "  p { color: red }   @page{margin:0} b{Top:0}"
+    assert without_unkept_rules(sheet) == "  p { color: red }   @page{} b{Top:0}"
     assert compile_sheet(sheet) == _full_parse(sheet)
     assert [item[1] for item in compile_sheet(sheet)] == ["p", "b"]
 
@@ -82,10 +110,20 @@ def test_kept_rules_keep_only_their_kept_declarations():
         ("rule", "a", (0, 0, 1), (("color", "red", False), ("top", "1px", True)), 0),)
 
 
-def test_a_media_block_whose_query_does_not_apply_is_emptied():
+def test_a_media_block_whose_query_does_not_apply_is_emptied_and_one_that_applies_is_read_in_place():
     sheet = "@media print{p{color:red}} @media (max-width:767px){@layer x{a{color:red}}} @media screen{b{top:0}}"
-    assert without_unkept_rules(sheet) == "@media print{} @media (max-width:767px){} @media screen{b{top:0}}"
+    assert without_unkept_rules(sheet) == "@media print{} @media (max-width:767px){} b{top:0}"
     assert compile_sheet(sheet) == _full_parse(sheet) == (("rule", "b", (0, 0, 1), (("top", "0", False),), 0),)
+
+
+def test_blocks_read_in_place_or_kept_whole():
+    sheet = ("@supports (display:grid){@media screen{.g{display:grid}} i{top:0}} @font-face{font-family:x;color:red}"
+             " @layer l{.x{top:0}} @media screen{<!-- p{color:red}} @media screen{.y{top:0} .z}")
+    assert without_unkept_rules(sheet) == (
+        ".g{display:grid} i{top:0} @font-face{} @layer l{.x{top:0}} @media screen{<!-- p{color:red}}"
+        " @media screen{.y{top:0} .z}")
+    assert compile_sheet(sheet) == _full_parse(sheet)
+    assert [item[1] for item in compile_sheet(sheet, set())] == ["i", ".x", ".y"]
 
 
 def test_a_prelude_left_open_is_no_rule_and_cuts_the_rest():
@@ -104,6 +142,7 @@ def test_a_plain_url_token_holding_a_brace_ends_where_tinycss2_ends_it():
 
 @pytest.mark.parametrize("seed", [3, 4])
 def test_pages_read_the_same_as_with_whole_sheets(seed, monkeypatch):
+    monkeypatch.setattr(static_css, "NAMED_RULES_TO_FILTER", 1)  # every generated sheet is filtered
     rng = random.Random(seed)
     body = ("<h1 class=x>Tin <b>lamp</b></h1><p id=a class='w q'>Price <span>12</span></p><table><tr><td>"
             "Cell</td></tr></table><div hidden>no</div><em>Shown <u>or not</u></em><a href=/b>Link</a>")
@@ -111,7 +150,52 @@ def test_pages_read_the_same_as_with_whole_sheets(seed, monkeypatch):
                   f"<style>{rng.choice(_sheets(5, seed + i))}</style></head><body>{body}</body></html>")
              for i, sheet in enumerate(_sheets(60, seed))]
     readings = [read_static(page) for page in pages]
-    compile_sheet.cache_clear()
-    monkeypatch.setattr(static_css, "without_unkept_rules", lambda css: css)
+    _clear_sheet_caches()
+    monkeypatch.setattr(static_css, "_parts", lambda css: [(css, None)])  # the whole sheet, for every page
     assert [read_static(page) for page in pages] == readings
-    compile_sheet.cache_clear()
+    _clear_sheet_caches()
+
+
+def _clear_sheet_caches() -> None:
+    static_css.sheet_parts.cache_clear()
+    static_css._compiled_parts.cache_clear()
+
+
+def test_a_rule_naming_a_class_or_id_absent_from_the_page_is_not_compiled():
+    sheet = ".absent p, #gone { color: red } p { top: 0 } .Present { font-size: 3px } :is(.a, .b) { top: 1px }"
+    compiled = compile_sheet(sheet, {"present"})
+    assert [item[1] for item in compiled] == ["p", ".Present", ":is(.a, .b)"]
+    assert [item[1] for item in compile_sheet(sheet, {"gone"})] == [".absent p", "#gone", "p", ":is(.a, .b)"]
+    assert compile_sheet(sheet, {"absent", "gone", "present"}) == compile_sheet(sheet) == _full_parse(sheet)
+
+
+def test_a_rule_is_kept_when_one_selector_may_match_or_its_prelude_is_not_read():
+    sheet = (".x, b { top: 0 } .y[title] { top: 1px } .z\\:w { top: 2px } .v/**/ { top: 3px } "
+             ".u:not(.t) { top: 4px } .s .r::before { top: 5px } .q.p { top: 6px } @media screen { .o { top: 7px } }")
+    assert [item[1] for item in compile_sheet(sheet, {"q"})] == [".x", "b", ".y[title]", ".z\\:w", ".v", ".u:not(.t)"]
+    assert [item[1] for item in compile_sheet(sheet, {"q", "p", "o"})][-2:] == [".q.p", ".o"]
+
+
+def test_layers_after_a_cut_rule_keep_their_numbers():
+    sheet = "@layer a { p { top: 0 } } .gone { top: 1px } @layer b { b { top: 2px } } .kept { top: 3px }"
+    assert compile_sheet(sheet, {"kept"}) == (
+        ("rule", "p", (0, 0, 1), (("top", "0", False),), 1), ("rule", "b", (0, 0, 1), (("top", "2px", False),), 2),
+        ("rule", ".kept", (0, 1, 0), (("top", "3px", False),), 0))
+
+
+def test_quirks_pages_keep_rules_of_classes_in_another_case(monkeypatch):
+    monkeypatch.setattr(static_css, "NAMED_RULES_TO_FILTER", 1)
+    html = "<html><head><style>.Title { display: none } #Price { display: none } .note { display: none }" \
+           "</style></head><body><h1 class=title>Lamp</h1><p id=price>12</p><p class=NOTE>Note</p><p>Shown</p>" \
+           "</body></html>"
+    page = Page("s", "q.html", "http://s.test/q", html)
+    assert [block.text for block in read_static(page).blocks] == ["Shown"]
+
+
+@pytest.mark.parametrize(("n_rules", "n_compiled"), [(14, 15), (15, 1)])
+def test_a_page_leaves_out_rules_once_a_sheet_has_enough_that_need_names(n_rules, n_compiled):
+    sheet = " ".join(f".c{i} {{ top: {i}px }}" for i in range(n_rules)) + " .kept { top: 0 }"
+    tree = LexborHTMLParser(f"<!DOCTYPE html><style>{sheet}</style><p class=kept>")
+    cascade = static_css.Cascade(tree, "http://s.test/", "http://s.test/", "1.htm", None, quirks=False)
+    author_rules = [rule.selector for rule in cascade._rules if rule.level == static_css._AUTHOR]
+    assert len(author_rules) == n_compiled and author_rules[-1] == ".kept"

@@ -24,10 +24,15 @@ the order of layered ``!important`` declarations.
 A large style sheet costs its tokenizing by tinycss2 (pure Python, about 1 ms per 1-2 KB of CSS) the
 first time; compiled sheets are memoised by content (:func:`compile_sheet`), so a site's sheets are
 read once per process. Before tokenizing, the declarations of other properties than :data:`PROPERTIES`
-in top-level style rules, the rules left with none, and a rule whose prelude is left open to the end
-(with the rest of the sheet) are cut from the text by a scan that finds rule and declaration boundaries
-as tinycss2 does (:func:`without_unkept_rules`), the same rules compiled (``tests/test_static_css.py``,
-``benchmarks/static_identity.py``); so is the content of an ``@media`` block whose query does not apply.
+in style rules, the rules left with none, and a rule whose prelude is left open to the end (with the
+rest of the sheet) are cut from the text by a scan that finds rule and declaration boundaries as
+tinycss2 does (:func:`without_unkept_rules`), the same rules compiled (``tests/test_static_css.py``,
+``benchmarks/static_identity.py``); so is the content of an ``@media`` block whose query does not apply
+and of at-rules that hold no style rules (``@font-face``, ``@keyframes``...). On a page whose sheets
+hold many rules naming classes or ids (:data:`NAMED_RULES_TO_FILTER`), the rules naming one that no
+element of the page carries are not tokenized either (lone pages' framework sheets: most of their rules
+cannot match): the scan cuts a sheet into parts, one a rule (:func:`sheet_parts`), and the parts a page
+keeps are compiled one by one, each memoised by its text, the whole memoised by the names the page has.
 Selectors are parsed once per process (:func:`_selector`).
 """
 
@@ -37,7 +42,9 @@ import functools
 import logging
 import re
 from collections.abc import Iterable, Iterator
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from typing import NamedTuple
 from urllib.parse import urljoin
 
 import tinycss2
@@ -56,6 +63,11 @@ PROPERTIES = frozenset(
         "clip-path", "overflow-x", "overflow-y", "width", "height", "position", "left", "top", "text-indent", "float",
     }
 )
+
+#: Rules needing classes or ids (:func:`sheet_parts`) a page's style sheet must have for the page's classes and ids
+#: to be read (:func:`page_names`, about 1 µs an element) and the rules naming absent ones left out (each saves
+#: tokenizing some 100 characters, about 50 µs, the first time, and a selector match).
+NAMED_RULES_TO_FILTER = 16
 
 #: Deepest chain of ``@import`` followed (a sheet imported by an imported sheet is depth 2).
 MAX_IMPORT_DEPTH = 4
@@ -110,6 +122,12 @@ _SIMPLE_SELECTOR = re.compile(
 )
 _CLASS_OR_ID = re.compile(rf"[.#]{_IDENT}")
 _COMBINATORS = re.compile(r"[ \t\n>+~]+")
+#: A style rule's prelude that :func:`_needed_names` reads: type, class, id selectors, pseudo-classes and
+#: pseudo-elements without arguments, combinators and commas (no escapes, comments, attributes or functions).
+_SIMPLE_PRELUDE = re.compile(r"[A-Za-z0-9_\-.#:*,>+~ \t\n]*")
+_NAMED_COMPOUND = rf"(?=[A-Za-z*.#:])(?:[A-Za-z][A-Za-z0-9-]*|\*)?(?:[.#]{_IDENT}|::?{_IDENT})*"
+_NAMED_COMPLEX = re.compile(rf"{_NAMED_COMPOUND}(?:(?:[ \t\n]*[>+~][ \t\n]*|[ \t\n]+){_NAMED_COMPOUND})*")
+_CLASS_OR_ID_NAME = re.compile(rf"[.#]({_IDENT})")
 _NUMBER = re.compile(r"^(-?\d*\.?\d+(?:e[+-]?\d+)?)([a-z%]*)$")
 
 # Cascade levels: origin and importance, in increasing precedence.
@@ -289,6 +307,20 @@ def length_px(value: str, em: float, rem: float, percent_of: float | None = None
 _UNITS = {"px": 1.0, "pt": 4 / 3, "pc": 16.0, "in": 96.0, "cm": 96 / 2.54, "mm": 96 / 25.4, "q": 96 / 101.6}
 
 
+def page_names(tree) -> set[str]:
+    """The classes and ids of a parsed page's elements (``tree``, a ``LexborHTMLParser``), lower-cased:
+    the names a class or id selector can match there (:func:`compile_sheet`). Split at white space, ids
+    too, which can only add names.
+
+    >>> from selectolax.lexbor import LexborHTMLParser
+    >>> sorted(page_names(LexborHTMLParser("<p class='A  b' id=Top><svg><g class=c></g></svg><i>")))
+    ['a', 'b', 'c', 'top']
+    """
+    values = [node.attrs.get("class") or "" for node in tree.css("[class]")]
+    values.extend(node.id or "" for node in tree.css("[id]"))
+    return set(" ".join(values).lower().split())
+
+
 class Cascade:
     """The cascaded declarations of every element of one parsed page.
 
@@ -320,6 +352,7 @@ class Cascade:
         self._page = (page_url, page_path)
         self._files = subresources if subresources is not None and subresources.holds_subresources else None
         self._rules: list[StyleRule] = []
+        self._names: set[str] | None = None  # read when a sheet is worth filtering (_author_sheet)
         self._add_sheet(compile_sheet(UA_CSS + (QUIRKS_CSS if quirks else "")), _UA, "", 0)
         for node in tree.css("style, link"):
             attributes = node.attributes
@@ -327,7 +360,7 @@ class Cascade:
                 continue
             if node.tag == "style":
                 if (attributes.get("type") or "text/css").strip().lower() in ("text/css", ""):
-                    self._add_sheet(compile_sheet(node.text(deep=True)), _AUTHOR, base_url, 0)
+                    self._add_sheet(self._author_sheet(node.text(deep=True)), _AUTHOR, base_url, 0)
             elif _is_stylesheet_link(attributes):
                 self._add_linked(urljoin(base_url, (attributes.get("href") or "").strip()), 0)
         self._by_tag: dict[str, list[tuple[tuple, str, str]]] = {}
@@ -359,7 +392,14 @@ class Cascade:
             return
         found = self._files.find(url, *self._page)
         if found is not None:
-            self._add_sheet(compile_sheet(found.data), _AUTHOR, url, depth)
+            self._add_sheet(self._author_sheet(found.data), _AUTHOR, url, depth)
+
+    def _author_sheet(self, source: str | bytes) -> tuple:
+        """:func:`compile_sheet` of an author style sheet, without the rules naming classes or ids absent from
+        the page once one of its sheets has :data:`NAMED_RULES_TO_FILTER` rules that need some."""
+        if self._names is None and sheet_parts(source).n_named >= NAMED_RULES_TO_FILTER:
+            self._names = page_names(self._tree)
+        return compile_sheet(source, self._names)
 
     def _add_sheet(self, items: tuple, level: int, url: str, depth: int) -> None:
         layers: dict[int, int] = {}
@@ -483,25 +523,168 @@ def _kept_declarations(content: str) -> str:
     return "".join(pieces)
 
 
-def _media_block_applies(css: str, start: int, block_start: int) -> bool:
-    """``False`` for an ``@media`` rule at ``start`` (its block at ``block_start``) whose query does not
-    apply at the renderer's viewport (:func:`compile_sheet` skips its content), else ``True``."""
+#: A piece of a style sheet (:func:`sheet_parts`): its text, and ``None`` when it is compiled for every page,
+#: else, for a top-level style rule, the names (lower-cased classes and ids) each of its complex selectors
+#: needs (:func:`_needed_names`): the rule can match an element only if the page has one of these sets.
+Part = tuple[str, tuple[frozenset[str], ...] | None]
+
+
+def _needed_names(prelude: str) -> tuple[frozenset[str], ...] | None:
+    """The names (lower-cased classes and ids) each complex selector of a rule's prelude needs, for a
+    selector list of type, universal, class, id, pseudo-class and pseudo-element selectors without
+    arguments; ``None`` when one selector needs no class or id, or the prelude holds anything else
+    (``(``, ``[``, ``\\``, ``|``, ``&``, comments, strings, other characters): the rule is then kept for
+    every page.
+
+    A compound selector matches only elements that all its simple selectors match, and a complex selector
+    only an element whose compound chain, joined by combinators (descendant, child, sibling), is matched
+    by elements of the same tree (Selectors 4, sections 3.1 and 16): a selector naming a class or id that
+    no element of the page carries selects nothing there, and neither does a pseudo-element of it. Names
+    are lower-cased because classes and ids match ASCII case-insensitively in quirks mode (Selectors 4,
+    section 6.6; case-sensitively otherwise, for which a lower-cased set can only keep more rules).
+
+    >>> [sorted(names) for names in _needed_names(".nav > li.Active, #top .x::before")]
+    [['active', 'nav'], ['top', 'x']]
+    >>> _needed_names("p, .a"), _needed_names(":is(.a) b"), _needed_names(r".a\\:b")
+    (None, None, None)
+    """
+    if not _SIMPLE_PRELUDE.fullmatch(prelude):
+        return None
+    needed = []
+    for selector in prelude.split(","):
+        selector = selector.strip(" \t\n")
+        names = frozenset(name.lower() for name in _CLASS_OR_ID_NAME.findall(selector))
+        if not names or not _NAMED_COMPLEX.fullmatch(selector):
+            return None
+        needed.append(names)
+    return tuple(needed)
+
+
+def _at_rule_name(css: str, start: int, block_start: int) -> str | None:
+    """The lower-cased name of the at-rule at ``start`` whose prelude ends at ``block_start``, or ``None``
+    when it holds an escape or other than ASCII characters."""
     keyword = _AT_NAME.match(css, start)
-    if keyword is None or keyword.end() > block_start or keyword.group(1).lower() != "media":
-        return True
-    prelude = tinycss2.parse_component_value_list(css[keyword.end() : block_start], skip_comments=True)
+    return None if keyword is None or keyword.end() > block_start else keyword.group(1).lower()
+
+
+def _media_block_applies(css: str, start: int, block_start: int) -> bool:
+    """Whether the query of the ``@media`` rule at ``start`` (its block at ``block_start``) applies at the
+    renderer's viewport (else :func:`compile_sheet` skips its content)."""
+    prelude = tinycss2.parse_component_value_list(css[start + len("@media") : block_start], skip_comments=True)
     return media_applies(tinycss2.serialize(prelude))
 
 
-def without_unkept_rules(css: str) -> str:
-    """A style sheet without the top-level style rules and declarations that :func:`compile_sheet` would
-    drop (those of properties outside :data:`PROPERTIES`), cut before tinycss2 tokenizes them (its
-    pure-Python tokenizer is most of the time of a large sheet).
+class _Unterminated(Exception):
+    """A block's content ends inside a rule: the block is not read rule by rule."""
 
-    A top-level qualified rule whose block holds no comment, escape or nested block keeps only its
-    declarations of kept properties (or of ``font``/``overflow``), and is cut (replaced by a space) when it
-    has none; a rule whose prelude holds a bracket left open to the end (``<![CDATA[`` before a page's
-    rules) is no rule, and is cut with the rest of the sheet; at-rules, a block left open at the end and
+
+def _parts(css: str) -> list[Part]:
+    """The parts of :func:`sheet_parts`, for a sheet whose newlines are normalised."""
+    if _ESCAPED_FUNCTION.search(css):
+        return [(css, None)]
+    try:
+        pieces = _rule_list_pieces(css, 0, len(css), nested=False)
+    except _NotFollowed:
+        return [(css, None)]
+    parts: list[Part] = []
+    gap: list[str] = []  # the text since the last rule that is a part of its own
+    for text, needed in pieces:
+        if needed is None:
+            gap.append(text)
+        else:
+            parts.extend((("".join(gap), None), (text, needed)))
+            gap = []
+    parts.append(("".join(gap), None))
+    return parts
+
+
+def _block_pieces(css: str, start: int, end: int) -> list[Part] | None:
+    """:func:`_rule_list_pieces` of the content ``css[start:end]`` of a block read in place, or ``None`` when
+    it holds ``<!--`` or ``-->`` or ends inside a rule."""
+    if "<!--" in css[start:end] or "-->" in css[start:end]:
+        return None
+    try:
+        return _rule_list_pieces(css, start, end, nested=True)
+    except _Unterminated:
+        return None
+
+
+def _rule_list_pieces(css: str, pos: int, end: int, nested: bool) -> list[Part]:
+    """``css[pos:end]``, a list of rules (the sheet, or the content of a block when ``nested``), as pieces
+    that :func:`_parts` joins: rules cut or shortened as :func:`without_unkept_rules` says, the rules that
+    :func:`_needed_names` reads as pieces of their own.
+
+    The content of an ``@media`` block whose query applies, or of a ``@supports`` block (compiled whatever
+    its condition), is read in place of the block: its rules compile outside it to the same items (they are
+    not in a layer). A block whose content holds ``<!--`` or ``-->`` (which start no rule inside a block but
+    are skipped at the top level: tinycss2's ``parse_rule_list`` and ``parse_stylesheet``) or ends inside a
+    rule (raises :class:`_Unterminated` when ``nested``) stays whole, as does an ``@layer`` block (its
+    rules' layer) and an at-rule whose name holds an escape. The block of any other at-rule (``@font-face``,
+    ``@keyframes``, ``@page``...) is emptied: :func:`compile_sheet` compiles nothing from it.
+    """
+    pieces: list[Part] = []
+    kept = pos
+    while pos < end:
+        between = _BETWEEN_RULES.match(css, pos, end)
+        if between is not None:
+            pos = between.end()
+            continue
+        start, at_rule, first = pos, _AT_KEYWORD.match(css, pos, end) is not None, ""
+        while pos < end and not (first == "{" or first == ";" and at_rule):
+            block_start = pos
+            pos, first = _component_end(css, pos)
+            if pos < 0:  # a block left open holds the rest of the sheet
+                break
+        if nested and (pos < 0 or not (first == "{" or first == ";" and at_rule)):
+            raise _Unterminated
+        if first != "{" and not at_rule:
+            # a style rule's prelude reaching the end is no rule (CSS Syntax 3, section 5.4.3): the rest
+            # is cut
+            pieces.append((css[kept:start], None))
+            kept = end
+            break
+        if pos < 0:  # a rule's block or an at-rule left open to the end stays as it is
+            break
+        if at_rule:
+            name = _at_rule_name(css, start, block_start) if first == "{" else None
+            if name == "supports" or name == "media" and _media_block_applies(css, start, block_start):
+                inner = _block_pieces(css, block_start + 1, pos - 1)
+                if inner is not None:
+                    pieces.append((css[kept:start], None))
+                    pieces.extend(inner)
+                    kept = pos
+            elif name is not None and name != "layer":  # @media print, @font-face...: nothing compiled from it
+                pieces.append((css[kept : block_start + 1] + "}", None))
+                kept = pos
+            continue
+        rule, content = css[start:pos], css[block_start + 1 : pos - 1]
+        if not ("\\" in content or "/*" in content or "{" in content):
+            declarations = _kept_declarations(content) if _KEPT_DECLARATION.search(content) else ""
+            if not declarations:
+                pieces.append((css[kept:start] + " ", None))
+                kept = pos
+                continue
+            if declarations != content:
+                rule = css[start : block_start + 1] + declarations + "} "
+        needed = _needed_names(css[start:block_start])
+        if needed is not None or len(rule) != pos - start:  # a part of its own, or declarations were cut
+            pieces.extend(((css[kept:start], None), (rule, needed)))
+            kept = pos
+    pieces.append((css[kept:end], None))
+    return pieces
+
+
+def without_unkept_rules(css: str) -> str:
+    """A style sheet without the style rules and declarations that :func:`compile_sheet` would drop
+    (those of properties outside :data:`PROPERTIES`), cut before tinycss2 tokenizes them (its pure-Python
+    tokenizer is most of the time of a large sheet): the text of :func:`sheet_parts`.
+
+    A qualified rule (at the top level or in a block read in place, :func:`_rule_list_pieces`) whose block
+    holds no comment, escape or nested block keeps only its declarations of kept properties (or of
+    ``font``/``overflow``), and is cut (replaced by a space) when it has none; a rule whose prelude holds a
+    bracket left open to the end (``<![CDATA[`` before a page's rules) is no rule, and is cut with the
+    rest of the sheet; the content of a block that holds no style rule :func:`compile_sheet` compiles
+    (``@media print``, ``@font-face``) is cut; other at-rules, a block left open at the end and
     everything between rules stay. Rule boundaries
     are found as tinycss2 finds them (CSS Syntax 3: comments, strings, escapes, URL tokens, brackets);
     a sheet with an escape in a function's name or a ``url(`` token that is not plain is returned whole.
@@ -515,66 +698,94 @@ def without_unkept_rules(css: str) -> str:
     Returns
     -------
     css : str
-        The text tinycss2 parses into the same rules with kept declarations, in the same order.
+        The text :func:`compile_sheet` compiles into the same items, in the same order (the rules of a block
+        read in place are unwrapped).
 
     Examples
     --------
     >>> without_unkept_rules("a { margin: 0 } p { color: red; margin: 0 } @media print { b { top: 0 } }")
     '  p { color: red;}  @media print {}'
+    >>> without_unkept_rules("@media screen { b { top: 0 } } @font-face { font-family: x }")
+    ' b { top: 0 }  @font-face {}'
     """
-    css = css.replace("\0", "\ufffd").replace("\r\n", "\n").replace("\r", "\n").replace("\f", "\n")
-    if _ESCAPED_FUNCTION.search(css):
-        return css
-    pieces, kept, pos, n = [], 0, 0, len(css)
-    try:
-        while pos < n:
-            between = _BETWEEN_RULES.match(css, pos)
-            if between is not None:
-                pos = between.end()
-                continue
-            start, at_rule, first = pos, _AT_KEYWORD.match(css, pos) is not None, ""
-            while pos < n and not (first == "{" or first == ";" and at_rule):
-                block_start = pos
-                pos, first = _component_end(css, pos)
-                if pos < 0:  # a block left open holds the rest of the sheet
-                    break
-            if first != "{" and not at_rule:
-                # a style rule's prelude reaching the end is no rule (CSS Syntax 3, section 5.4.3): the rest
-                # is cut
-                pieces.append(css[kept:start])
-                kept = n
-                break
-            if pos < 0:  # a rule's block or an at-rule left open to the end stays as it is
-                break
-            if at_rule and first == "{" and not _media_block_applies(css, start, block_start):
-                pieces.append(css[kept : block_start + 1] + "}")
-                kept = pos
-                continue
-            content = css[block_start + 1 : pos - 1]
-            if first != "{" or at_rule or "\\" in content or "/*" in content or "{" in content:
-                continue
-            declarations = _kept_declarations(content) if _KEPT_DECLARATION.search(content) else ""
-            if declarations == content:
-                continue
-            pieces.append(css[kept:start] if not declarations else css[kept : block_start + 1] + declarations + "}")
-            pieces.append(" ")
-            kept = pos
-    except _NotFollowed:
-        pieces, kept = [], 0
-    pieces.append(css[kept:])
-    return "".join(pieces)
+    return "".join(text for text, _ in _parts(_normalised(css)))
+
+
+def _normalised(css: str) -> str:
+    """Newlines and NUL replaced as CSS Syntax 3, section 3.3, says (so tinycss2 parses a piece the same)."""
+    return css.replace("\0", "\ufffd").replace("\r\n", "\n").replace("\r", "\n").replace("\f", "\n")
+
+
+class SheetParts(NamedTuple):
+    """A style sheet cut into parts (:func:`sheet_parts`).
+
+    Attributes
+    ----------
+    parts : tuple of (str, tuple of frozenset of str or None)
+        In source order (:data:`Part`).
+    names : frozenset of str
+        The union of the names the parts need.
+    n_named : int
+        The number of parts that need names (the rules a page may leave out).
+    """
+
+    parts: tuple[Part, ...]
+    names: frozenset[str]
+    n_named: int
 
 
 @functools.lru_cache(maxsize=64)  # keyed by whole sheets: a few MB at most for typical sites
-def compile_sheet(source: str | bytes) -> tuple:
-    """A style sheet's ``@import`` URLs and kept rules, in order, memoised by content (a site's style
-    sheets are read again for each of its pages).
+def sheet_parts(source: str | bytes) -> SheetParts:
+    """A style sheet cut into the parts :func:`compile_sheet` compiles one by one, memoised by content.
+
+    The text of :func:`without_unkept_rules`, cut before and after each style rule whose selectors all
+    need a class or id (:func:`_needed_names`), at the top level or in the ``@media`` and ``@supports``
+    blocks read in place (:func:`_rule_list_pieces`); the text between two such rules (other rules and
+    at-rules, ``@layer`` blocks whole) is one part. Each part starts and ends where tinycss2 starts a new
+    rule of the sheet, so the parts compile, in order, into the items of the whole sheet (the numbers of
+    ``@layer`` blocks counted on over the parts).
 
     Parameters
     ----------
     source : str or bytes
         The style sheet's text (a ``<style>`` element) or its file's bytes (decoded as CSS Syntax 3,
         section 3.2, says: BOM, ``@charset``, else UTF-8).
+
+    Returns
+    -------
+    SheetParts
+
+    >>> sheet = "p { color: red } .a, #B.c { top: 0 } .x { margin: 0 } @media screen { li .d:hover { top: 0 } }"
+    >>> parts, names, n_named = sheet_parts(sheet)
+    >>> for text, needed in parts:
+    ...     print(repr(text), needed and [sorted(names) for names in needed])
+    'p { color: red } ' None
+    '.a, #B.c { top: 0 }' [['a'], ['b', 'c']]
+    '    ' None
+    'li .d:hover { top: 0 }' [['d']]
+    ' ' None
+    >>> sorted(names), n_named
+    (['a', 'b', 'c', 'd'], 2)
+    """
+    text = decode_stylesheet_bytes(source)[0] if isinstance(source, bytes) else source
+    parts = tuple(_parts(_normalised(text)))
+    named = [needed for _, needed in parts if needed is not None]
+    return SheetParts(parts, frozenset().union(*(names for needed in named for names in needed)), len(named))
+
+
+def compile_sheet(source: str | bytes, names: AbstractSet[str] | None = None) -> tuple:
+    """A style sheet's ``@import`` URLs and kept rules, in order, for a page carrying the classes and ids
+    ``names``: the rules whose selectors cannot match there (:data:`Part`) are left out. Memoised by content
+    and by the names the sheet needs that the page has (a site's style sheets are read again for each of
+    its pages), and each part by its text.
+
+    Parameters
+    ----------
+    source : str or bytes
+        The style sheet's text (a ``<style>`` element) or its file's bytes (decoded as CSS Syntax 3,
+        section 3.2, says: BOM, ``@charset``, else UTF-8).
+    names : set of str or None
+        The page's classes and ids, lower-cased (:func:`page_names`); ``None``: every rule is kept.
 
     Returns
     -------
@@ -587,12 +798,41 @@ def compile_sheet(source: str | bytes) -> tuple:
     ('import', 'a.css')
     ('rule', 'h1', (0, 0, 1), (('font-size', '3em', False),), 0)
     ('rule', '.x', (0, 1, 0), (('font-size', '3em', False),), 0)
+    >>> compile_sheet(".x, .y { top: 0 } #z { color: red }", {"y"})
+    (('rule', '.x', (0, 1, 0), (('top', '0', False),), 0), ('rule', '.y', (0, 1, 0), (('top', '0', False),), 0))
     """
-    text = decode_stylesheet_bytes(source)[0] if isinstance(source, bytes) else source
-    rules = tinycss2.parse_stylesheet(without_unkept_rules(text), skip_comments=True, skip_whitespace=True)
+    needed = sheet_parts(source).names
+    present = None if names is None or needed <= names else frozenset(needed.intersection(names))
+    return _compiled_parts(source, present)
+
+
+@functools.lru_cache(maxsize=64)  # keyed by whole sheets, like sheet_parts
+def _compiled_parts(source: str | bytes, names: frozenset[str] | None) -> tuple:
+    """:func:`compile_sheet` of the sheet's parts whose names ``names`` has (all of them for ``None``),
+    with the numbers of their ``@layer`` blocks counted over the whole sheet."""
     items: list[tuple] = []
-    _compile_rules(rules, items, 0, [0])
+    n_layers = 0
+    for text, needed in sheet_parts(source).parts:
+        if needed is not None and names is not None and not any(part_names <= names for part_names in needed):
+            continue
+        part_items, part_layers = _compiled_part(text)
+        if n_layers and part_layers:
+            part_items = tuple(item[:4] + (item[4] + n_layers if item[4] else 0,) if item[0] == "rule" else item
+                               for item in part_items)
+        items.extend(part_items)
+        n_layers += part_layers
     return tuple(items)
+
+
+@functools.lru_cache(maxsize=1 << 14)  # one rule of a site's sheet recurs on its pages, or in other sites'
+def _compiled_part(text: str) -> tuple[tuple, int]:
+    """The items of one part (:func:`compile_sheet`'s, ``@layer`` blocks numbered from 1) and its number
+    of ``@layer`` blocks."""
+    rules = tinycss2.parse_stylesheet(text, skip_comments=True, skip_whitespace=True)
+    items: list[tuple] = []
+    n_layers = [0]
+    _compile_rules(rules, items, 0, n_layers)
+    return tuple(items), n_layers[0]
 
 
 def _compile_rules(rules: Iterable, items: list, layer: int, n_layers: list[int]) -> None:
