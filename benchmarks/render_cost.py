@@ -11,8 +11,10 @@ match against the labels (``mainentity.evaluation.metrics.score_page``); for ``a
 pages rendered and the agreement with ``always``.
 
 ``lone`` is the three multi-site datasets together (readability-realworld, fundus-half, postlight-half: 296
-pages of ~245 sites, most sites one page), given to one ``predict`` as a crawl of lone pages would be; its
-accuracy is also given per dataset (``auto`` against ``always`` on each).
+pages, most sites one page), given to one ``predict`` as a crawl of lone pages would be; its accuracy is also
+given per dataset (``auto`` against ``always`` on each). One ``predict`` reads a site id as one site: the nine
+hosts that readability-realworld and postlight-half share (arstechnica.com, medium.com, ...) are read as one
+site each, 236 site ids for the datasets' 245 sites.
 
 Usage (from the repository root, ../shared beside it)::
 

@@ -1,6 +1,7 @@
 """Tests of mainentity.pipeline: loading site dumps with their incoming anchor texts and coverage."""
 
 import logging
+import shutil
 
 from conftest import SAMPLE_SHOP
 
@@ -78,3 +79,13 @@ def test_a_page_that_cannot_be_read_statically_is_logged_as_such(caplog):
     assert [row.path for row in failed] == ["shadow.html"]
     assert "static reading failed for s/shadow.html: s/shadow.html: a declarative shadow root" in caplog.text
     assert "render failed" not in caplog.text
+
+
+def test_a_site_id_two_datasets_share_keeps_each_pages_dataset(tmp_path):
+    # the same host in two datasets (readability-realworld and postlight-half share nine): each page keeps the
+    # name of the folder it was read from, as leave-one-dataset-out calibration folds need
+    for name in ("first", "second"):
+        shutil.copytree(SAMPLE_SHOP, tmp_path / name)
+    loaded = load_pages([str(tmp_path / "first"), str(tmp_path / "second")])
+    n_pages = len(loaded.pages) // 2
+    assert [page.dataset for page in loaded.pages] == ["first"] * n_pages + ["second"] * n_pages

@@ -385,13 +385,20 @@ def _holds_site_name(text: str, site_names: tuple[str, ...]) -> bool:
     True
     >>> _holds_site_name("Christianbook.com", ("christianbookcom",))
     False
+    >>> _holds_site_name("Abc\u1100\u3163한국일보 기사", ("abc\u1100",))  # the segment "Abcᄀ" names the site
+    True
     """
     # A segment's squashed text is a part of the whole's: a segment that equals or holds a name needs the
     # name in the whole, one held by a name needs a part of it; a text with neither is not cut (most texts).
-    if not _name_parts(site_names).search(_text_stats(text)[4]):
+    # Not so across the Hangul bar (U+3163): NFKC makes it a vowel that joins a leading consonant before it.
+    if _HANGUL_BAR not in text and not _name_parts(site_names).search(_text_stats(text)[4]):
         return False
     segments = split_title(text)
     return len(segments) >= 2 and any(_is_site_name(segment, site_names) for segment in segments)
+
+
+#: The Hangul letter I (U+3163) that Korean titles set as a bar (:func:`split_title`).
+_HANGUL_BAR = "\u3163"
 
 
 @functools.lru_cache(maxsize=256)  # one per site
