@@ -105,23 +105,18 @@ def load_pages(
     coverage: list[AnchorCoverage] = []
     datasets = list(datasets)
     crawls = [dataset for dataset in datasets if is_warc_input(dataset)]
-    sites = []
-    dataset_of: list[str] = []  # per site read from a dataset folder (in order): the folder's name
-    for dataset in datasets:
-        if dataset not in crawls:
-            for site in read_dataset(dataset, base_url=base_url, max_pages_per_site=max_pages_per_site):
-                sites.append(site)
-                dataset_of.append(Path(dataset).resolve().name)
-    sources = {site.site_id: DumpFiles(site.directory.resolve()) for site in sites}
+    # each site with the name of the dataset folder it was read from ("" for a WARC crawl's): a site id two
+    # datasets share (the same host) keeps each page's own dataset
+    sites = [(site, Path(dataset).resolve().name) for dataset in datasets if dataset not in crawls
+             for site in read_dataset(dataset, base_url=base_url, max_pages_per_site=max_pages_per_site)]
+    sources = {site.site_id: DumpFiles(site.directory.resolve()) for site, _ in sites}
     if crawls:
         warc_input = read_warcs(crawls, max_pages_per_site=max_pages_per_site)
-        sites.extend(warc_input.sites)
+        sites.extend((site, "") for site in warc_input.sites)
         failures.extend(warc_input.failures)
         sources.update(warc_input.subresources)
-    for index, site in enumerate(sites):
+    for site, dataset in sites:
         graph = link_graph(site.pages, url_pattern=anchor_url_pattern)
-        # a site id two datasets share (the same host) keeps each page's own dataset
-        dataset = dataset_of[index] if index < len(dataset_of) else ""
         pages.extend(replace(graph.with_links(page), dataset=dataset) for page in site.pages)
         failures.extend(site.failures)
         coverage.append(graph.coverage)

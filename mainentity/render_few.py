@@ -36,6 +36,7 @@ from mainentity.text import counted
 
 logger = logging.getLogger(__name__)
 
+
 def noting_scripts(
     stream: Iterable[tuple[Page, Document | None, str]], scripted: set[tuple[str, str]]
 ) -> Iterator[tuple[Page, Document | None, str]]:

@@ -31,6 +31,7 @@ import numpy as np
 from mainentity.text import collapse_whitespace, normalize_text
 
 __all__ = [
+    "HANGUL_BAR",
     "HEADING_WEIGHTS",
     "LINK_WEIGHTS",
     "SegmentScores",
@@ -61,7 +62,9 @@ _SPACED = r"\|\||::|[-–—:></«»·•.|?]"
 # another delimiter or the end) cuts; "e-mail", "COVID-19" and "한-미 정상회담" stay whole.
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
 _JAMO = "\u3131-\u318e"
-_BAR = rf"\s*(?<![{_JAMO}])\u3163(?![{_JAMO}])\s*"
+#: The Hangul letter I (U+3163) that Korean titles set as a bar.
+HANGUL_BAR = "\u3163"
+_BAR = rf"\s*(?<![{_JAMO}]){HANGUL_BAR}(?![{_JAMO}])\s*"
 # "|" and the bars that stand in for it: fullwidth (U+FF5C, "标题｜网站"), box-drawing (U+2502) and the Han
 # stroke U+4E28 that Chinese titles set as a bar ("标题丨网站"; no name of ours holds it).
 _PIPE = r"\s*[|\uff5c\u2502\u4e28]\s*"

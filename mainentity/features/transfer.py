@@ -90,7 +90,7 @@ from mainentity.features.anchortext import dice_matrix
 from mainentity.features.candidates import HEADING_TAGS, title_strings
 from mainentity.features.jsonld import jsonld_titles
 from mainentity.features.site import SITE_FEATURES, SiteProfile
-from mainentity.features.title_segments import split_title, url_parts
+from mainentity.features.title_segments import HANGUL_BAR, split_title, url_parts
 from mainentity.records import Page, RenderedPage, TextBlock
 from mainentity.text import is_word_char, normalize_text, short_text_cache, term_set, tokenize
 
@@ -391,14 +391,10 @@ def _holds_site_name(text: str, site_names: tuple[str, ...]) -> bool:
     # A segment's squashed text is a part of the whole's: a segment that equals or holds a name needs the
     # name in the whole, one held by a name needs a part of it; a text with neither is not cut (most texts).
     # Not so across the Hangul bar (U+3163): NFKC makes it a vowel that joins a leading consonant before it.
-    if _HANGUL_BAR not in text and not _name_parts(site_names).search(_text_stats(text)[4]):
+    if HANGUL_BAR not in text and not _name_parts(site_names).search(_text_stats(text)[4]):
         return False
     segments = split_title(text)
     return len(segments) >= 2 and any(_is_site_name(segment, site_names) for segment in segments)
-
-
-#: The Hangul letter I (U+3163) that Korean titles set as a bar (:func:`split_title`).
-_HANGUL_BAR = "\u3163"
 
 
 @functools.lru_cache(maxsize=256)  # one per site
