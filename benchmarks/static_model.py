@@ -55,7 +55,7 @@ REPO = Path(__file__).resolve().parents[1]
 CONFIG = REPO / "configs" / "general-static.yaml"
 BENCHMARK = REPO / "configs" / "benchmark-cross-site.yaml"
 PROTOCOLS = ("lodo-christianbook", "lodo-booksamillion", "lodo-readability", "lodo-fundus", "lodo-postlight")
-THRESHOLDS = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99)
+THRESHOLDS = (0.0, 0.5, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 0.99)
 
 
 @dataclass(frozen=True)
