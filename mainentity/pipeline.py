@@ -307,9 +307,8 @@ def predict_documents(
     """Predict the main entity of every page as documents arrive, in batches of ``batch_size``.
 
     A page without a document gets an error row; a batch whose prediction raises is retried page by
-    page so that one bad page costs only its own row (a site-level recogniser's batch of several sites
-    site by site first, so that the other sites are still predicted whole). Every prediction is passed to
-    ``on_prediction`` as soon as it exists (the output writer), then returned.
+    page so that one bad page costs only its own row. Every prediction is passed to ``on_prediction``
+    as soon as it exists (the output writer), then returned.
 
     A site-level recogniser (``recognizer.site_level``) gets each site's documents in one batch: a
     site is ready as soon as all of its ``pages_per_site[site_id]`` pages have arrived (documents or
@@ -335,16 +334,13 @@ def predict_documents(
             if on_prediction is not None:
                 on_prediction(prediction)
 
-        site_level = getattr(recognizer, "site_level", False)
-
-        def predicted(batch: list[Document]) -> list[Prediction]:
+        def flush(batch: list[Document]) -> None:
+            if not batch:
+                return
+            batch = clean_documents(batch, cleaners or {})
             try:
-                return recognizer.predict(batch)
+                answers = recognizer.predict(batch)
             except Exception as error:  # noqa: BLE001 - isolate the page that fails
-                sites = _by_site_id(batch)
-                if site_level and len(sites) > 1:  # a site-level model keeps the other sites whole
-                    logger.warning("batch prediction failed (%s); retrying site by site", error)
-                    return [answer for site_documents in sites for answer in predicted(site_documents)]
                 logger.warning("batch prediction failed (%s); retrying page by page", error)
                 answers = []
                 for document in batch:
@@ -352,14 +348,10 @@ def predict_documents(
                         answers.extend(recognizer.predict([document]))
                     except Exception as page_error:  # noqa: BLE001
                         answers.append(error_prediction(document.page, f"prediction failed: {page_error}"))
-                return answers
+            for answer in answers:
+                emit(answer)
 
-        def flush(batch: list[Document]) -> None:
-            if batch:
-                for answer in predicted(clean_documents(batch, cleaners or {})):
-                    emit(answer)
-
-        if site_level:
+        if getattr(recognizer, "site_level", False):
             open_sites: dict[str, list[Document]] = defaultdict(list)
             arrived: Counter[str] = Counter()
             ready: list[Document] = []  # whole sites, predicted together
@@ -395,14 +387,6 @@ def predict_documents(
         if batch:
             flush(batch)
         return predictions
-
-
-def _by_site_id(documents: Sequence[Document]) -> list[list[Document]]:
-    """The documents of each site, sites in order of their first document."""
-    sites: dict[str, list[Document]] = defaultdict(list)
-    for document in documents:
-        sites[document.page.site_id].append(document)
-    return list(sites.values())
 
 
 def cleaners_for(model: TrainedModel, pages: Sequence[Page], read: PageDocuments) -> dict:

@@ -164,25 +164,6 @@ def test_whole_sites_of_few_pages_are_predicted_together():
     assert [(p.main_entity, p.score) for p in predictions] == alone
 
 
-def test_a_batch_of_sites_that_fails_is_retried_site_by_site_then_page_by_page():
-    seen = []
-
-    class Spy(GeneralRecognizer):
-        def predict(self, documents):
-            seen.append(sorted({d.page.site_id for d in documents}) + [len(documents)])
-            if any(d.page.site_id == "ash" for d in documents):
-                raise ValueError("a page this recogniser cannot read")
-            return super().predict(documents)
-
-    spy = Spy(max_iter=10, min_samples_leaf=2, calibrate=False, random_state=0).fit(sites(["oak", "pine", "birch"], 3))
-    stream = [(d.page, d, "") for d in [*sites(["beech"], 2), *sites(["ash"], 1)]]
-    predictions = predict_documents(spy, stream, batch_size=8, pages_per_site={"beech": 2, "ash": 1})
-    # the other site is still predicted whole; only the failing site's page gets an error row
-    assert seen == [["ash", "beech", 3], ["beech", 2], ["ash", 1], ["ash", 1]]
-    assert [bool(p.error) for p in predictions] == [False, False, True]
-    assert predictions[2].error.startswith("prediction failed: a page this recogniser cannot read")
-
-
 def test_registered_and_unrendered_pages_get_an_error_row():
     assert isinstance(make_recognizer("general"), GeneralRecognizer)
     recognizer = GeneralRecognizer(max_iter=10, min_samples_leaf=2, calibrate=False).fit(sites(["oak", "pine"], 3))
