@@ -311,11 +311,8 @@ def predict_documents(
     as soon as it exists (the output writer), then returned.
 
     A site-level recogniser (``recognizer.site_level``) gets each site's documents in one batch: a
-    site is ready as soon as all of its ``pages_per_site[site_id]`` pages have arrived (documents or
-    failures), and ready sites are predicted together once they hold ``batch_size`` documents (a crawl's
-    one-page sites in one call each ``batch_size`` pages: each call of the general model has a fixed cost,
-    about 16% of its CPU on one-page sites); the sites still waiting or open when the stream ends are
-    predicted then, in batches alike.
+    site is predicted as soon as all of its ``pages_per_site[site_id]`` pages have arrived (documents
+    or failures), and every site still open when the stream ends is predicted then.
 
     The pages without a document are logged as one warning when the stream ends (each page's line when it
     is the only one; ``-v`` lists them all: :func:`mainentity.log_summary.repeated_message`). The cycle
@@ -354,14 +351,6 @@ def predict_documents(
         if getattr(recognizer, "site_level", False):
             open_sites: dict[str, list[Document]] = defaultdict(list)
             arrived: Counter[str] = Counter()
-            ready: list[Document] = []  # whole sites, predicted together
-
-            def site_ready(site_documents: list[Document]) -> None:
-                ready.extend(site_documents)
-                if len(ready) >= batch_size:
-                    flush(ready[:])
-                    ready.clear()
-
             for page, document, error in documents:
                 arrived[page.site_id] += 1
                 if document is None:
@@ -369,10 +358,9 @@ def predict_documents(
                 else:
                     open_sites[page.site_id].append(document)
                 if pages_per_site is not None and arrived[page.site_id] >= pages_per_site.get(page.site_id, 0):
-                    site_ready(open_sites.pop(page.site_id, []))
+                    flush(open_sites.pop(page.site_id, []))
             for site_documents in open_sites.values():
-                site_ready(site_documents)
-            flush(ready)
+                flush(site_documents)
             return predictions
 
         batch: list[Document] = []

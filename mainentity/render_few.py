@@ -151,8 +151,7 @@ def answer_pages(
     predict_static: Callable[[Sequence[Document]], Sequence[Prediction]] | None = None,
     settings: RenderFewSettings = RenderFewSettings(),  # noqa: B008 (frozen dataclass)
 ) -> Iterator[Prediction]:
-    """Answer every page of whole sites, rendering few; yield the small sites' predictions once they are all
-    answered, then each large site's when it is done.
+    """Answer every page of whole sites, rendering few; yield each site's predictions when it is done.
 
     Parameters
     ----------
@@ -161,8 +160,7 @@ def answer_pages(
     render : callable
         Pages -> their documents, in order; a page that failed has ``rendered=None``.
     predict : callable
-        Rendered documents of one or more sites (failures included) -> their predictions, in order: all the
-        small sites' rendered pages in one call, a large site's in calls of its own.
+        Rendered documents of one site (failures included) -> their predictions, in order.
     read_static : callable
         Page -> its static reading; ``ValueError`` when it cannot be read (the page is then rendered).
     predict_static : callable, optional
@@ -182,12 +180,13 @@ def answer_pages(
         static = (_static_answers(small, read_static, predict_static, settings.static_threshold)
                   if predict_static is not None else {})
         to_render = [page for page in small if (page.site_id, page.path) not in static]
-        # one predict call for every small site's rendered pages (a crawl's lone pages are hundreds of sites
-        # of one page: a call per site paid the ranker's per-call overhead for each); the model groups them by site
-        rendered = {(p.site_id, p.path): p for p in predict(render(to_render))} if to_render else {}
-        for page in small:
-            key = (page.site_id, page.path)
-            yield static[key] if key in static else rendered[key].answered("rendered")
+        documents = {(d.page.site_id, d.page.path): d for d in render(to_render)} if to_render else {}
+        for site_pages in _by_site(small).values():
+            waiting = [documents[(p.site_id, p.path)] for p in site_pages if (p.site_id, p.path) in documents]
+            rendered = {(p.site_id, p.path): p for p in (predict(waiting) if waiting else ())}
+            for page in site_pages:
+                key = (page.site_id, page.path)
+                yield static[key] if key in static else rendered[key].answered("rendered")
         logger.info("%s of small sites: %d answered statically, %d rendered", counted(len(small), "page"),
                     len(static), len(to_render))
     for site_pages in sites.values():

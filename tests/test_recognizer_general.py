@@ -144,26 +144,6 @@ def test_the_pipeline_gives_a_site_level_recogniser_whole_sites():
     assert len(predictions) == 6
 
 
-def test_whole_sites_of_few_pages_are_predicted_together():
-    seen = []
-
-    class Spy(GeneralRecognizer):
-        def predict(self, documents):
-            seen.append(sorted({d.page.site_id for d in documents}) + [len(documents)])
-            return super().predict(documents)
-
-    spy = Spy(max_iter=10, min_samples_leaf=2, calibrate=False, random_state=0).fit(sites(["oak", "pine", "birch"], 3))
-    lone = [sites([name], 1)[0] for name in ("ash", "beech", "cedar", "fir", "larch")]
-    stream = ((d.page, d, "") for d in lone)
-    predictions = predict_documents(spy, stream, batch_size=2, pages_per_site=dict.fromkeys(["ash", "beech", "cedar",
-                                                                                               "fir", "larch"], 1))
-    # one call per two pages of whole sites (a call per site paid the ranker's overhead for each), the rest at the end
-    assert seen == [["ash", "beech", 2], ["cedar", "fir", 2], ["larch", 1]]
-    assert [p.site_id for p in predictions] == ["ash", "beech", "cedar", "fir", "larch"]
-    alone = [(p.main_entity, p.score) for d in lone for p in GeneralRecognizer.predict(spy, [d])]
-    assert [(p.main_entity, p.score) for p in predictions] == alone
-
-
 def test_registered_and_unrendered_pages_get_an_error_row():
     assert isinstance(make_recognizer("general"), GeneralRecognizer)
     recognizer = GeneralRecognizer(max_iter=10, min_samples_leaf=2, calibrate=False).fit(sites(["oak", "pine"], 3))

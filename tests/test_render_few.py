@@ -35,16 +35,15 @@ class Stages:
 
     def __init__(self, static_scores: dict[str, float] | None = None):
         self.rendered: list[str] = []
-        self.predicted: list[list[str]] = []  # the site ids of each predict call
         self.static_scores = static_scores or {}
 
     def render(self, pages):
         self.rendered.extend(page.path if page.site_id == "shop.example" else page.site_id for page in pages)
         return [laid_out(page) for page in pages]
 
-    def predict(self, documents):
+    @staticmethod
+    def predict(documents):
         """The first h1 block's text, with its box (as the general recogniser answers these pages)."""
-        self.predicted.append(sorted({document.page.site_id for document in documents}))
         answers = []
         for document in documents:
             h1 = [block for block in document.rendered.blocks if block.heading_level == 1]
@@ -89,16 +88,6 @@ def test_small_sites_keep_static_answers_above_the_threshold_and_render_the_rest
     assert [p.answered_by for p in predictions] == ["static", "rendered", "static"]
     assert stages.rendered == ["b.example"]  # one render call for the pages left
     assert all(p.main_entity == "Walnut Chair Model 1" for p in predictions)
-
-
-def test_the_rendered_pages_of_small_sites_are_predicted_in_one_call():
-    pages = [product_page(site, i) for site in ("a.example", "b.example", "c.example") for i in (1, 2)]
-    stages = Stages({"a.example": 0.5, "b.example": 0.95, "c.example": 0.4})
-    predictions = stages.answer(pages, static_threshold=0.9)
-    assert stages.predicted == [["a.example", "c.example"]]
-    assert [(p.site_id, p.answered_by) for p in predictions] == [
-        ("a.example", "rendered"), ("a.example", "rendered"), ("b.example", "static"), ("b.example", "static"),
-        ("c.example", "rendered"), ("c.example", "rendered")]
 
 
 def test_a_static_answer_that_is_part_of_a_heading_is_rendered():
