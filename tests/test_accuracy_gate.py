@@ -15,6 +15,8 @@ depend on the machine's load or a cold render cache.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from conftest import REPO
@@ -24,6 +26,7 @@ from mainentity.evaluation.metrics import score_page
 from mainentity.loading import load_labeled_pages
 from mainentity.pipeline import RenderedDocuments, render_all
 from mainentity.recognizers.base import make_recognizer
+from mainentity.records import Document
 from mainentity.splits import site_folds
 
 pytestmark = [pytest.mark.browser, pytest.mark.shared_data]
@@ -33,24 +36,25 @@ SHOP_PAGES = 150
 DATASETS = {"christianbook": "swde-book-christianbook", "booksamillion": "swde-book-booksamillion",
             "readability": "readability-realworld", "fundus": "fundus-half", "postlight": "postlight-half"}
 
-# (ROUGE-1 F1, exact) floors per dataset; the values this test measured on 2026-12-05 (final code, 302 s) in the
-# comments. The noise over fold deals was not measured: the margins (0.05-0.1) are guesses larger than a seed's
-# effect; replace them with measured noise.
+# (ROUGE-1 F1, exact) floors per dataset: the values this test measures (seed 0 for the deal of sites into folds and
+# for the recogniser) less the noise measured over five deals (`python benchmarks/gate_noise.py`, seeds 0-4, on the
+# code of 2026-12-06 where a heading in a <nav> is no page heading), rounded down. In the comments: seed 0's values, then the range over the five seeds.
+# christianbook answers every page right under every deal; its floor allows one page of 150.
 # booksamillion's fold is all or nothing: the site vote moves every page to the slot most pages answer. When
 # the Dice fallback labeled training <title>s with their site suffix as headlines, its pages' whole <title>
 # ("Wolf Tales X by Kate Douglas (Paperback): booksamillion.com") won most pages, and the vote gave exact 0.20;
 # labeled only when exact, the heading wins. The floor is there to catch that flip.
 FLOORS = {
-    "christianbook": (0.95, 0.93),  # 1.000, 1.000
-    "booksamillion": (0.85, 0.80),  # 0.967, 0.967
-    "readability": (0.90, 0.87),  # 0.958, 0.935
-    "fundus": (0.88, 0.75),  # 0.946, 0.817
-    "postlight": (0.88, 0.85),  # 0.952, 0.928
+    "christianbook": (0.99, 0.99),  # 1.000, 1.000; range 0.000, 0.000
+    "booksamillion": (0.89, 0.87),  # 0.948, 0.940; range 0.052 (0.948-1.000), 0.060 (0.940-1.000)
+    "readability": (0.93, 0.90),  # 0.958, 0.935; range 0.021 (0.942-0.963), 0.032 (0.914-0.946)
+    "fundus": (0.94, 0.79),  # 0.947, 0.825; range 0.007 (0.945-0.952), 0.033 (0.817-0.850)
+    "postlight": (0.92, 0.89),  # 0.947, 0.916; range 0.026 (0.926-0.952), 0.024 (0.904-0.928)
 }
 
 
-@pytest.fixture(scope="module")
-def documents(shared_datasets, render_cache_dir):
+def gate_documents(shared_datasets: Path, render_cache_dir: Path) -> list[tuple[str, Document]]:
+    """The slice's documents as ``(dataset short name, document)``, rendered (render cache in ``render_cache_dir``)."""
     render = RenderConfig(cache_dir=str(render_cache_dir), concurrency=4)
     out = []
     for short, name in DATASETS.items():
@@ -61,18 +65,24 @@ def documents(shared_datasets, render_cache_dir):
     return out
 
 
-def general_recognizer():
+@pytest.fixture(scope="module")
+def documents(shared_datasets, render_cache_dir):
+    return gate_documents(shared_datasets, render_cache_dir)
+
+
+def general_recognizer(seed: int = 0):
     model = load_config(REPO / "configs" / "general.yaml").model
-    return make_recognizer(model.name, **{**model.params, "random_state": 0})
+    return make_recognizer(model.name, **{**model.params, "random_state": seed})
 
 
-def fold_scores(documents) -> dict[str, tuple[float, float]]:
-    """ROUGE-1 F1 and exact per dataset over 5 folds of whole sites of all the documents."""
+def fold_scores(documents, seed: int = 0) -> dict[str, tuple[float, float]]:
+    """ROUGE-1 F1 and exact per dataset over 5 folds of whole sites of all the documents (``seed``: the deal of the
+    sites into folds and the recogniser's random state)."""
     dataset_of = {(d.page.site_id, d.page.path): short for short, d in documents}
     by_key = {(d.page.site_id, d.page.path): d for _, d in documents}
     rows: dict[str, list[tuple[float, float]]] = {short: [] for short in DATASETS}
-    for train, test in site_folds([d.page for _, d in documents], 5, random_state=0):
-        recognizer = general_recognizer().fit([by_key[(p.site_id, p.path)] for p in train])
+    for train, test in site_folds([d.page for _, d in documents], 5, random_state=seed):
+        recognizer = general_recognizer(seed).fit([by_key[(p.site_id, p.path)] for p in train])
         test_documents = [by_key[(p.site_id, p.path)] for p in test]
         for prediction, document in zip(recognizer.predict(test_documents), test_documents, strict=True):
             score = score_page(prediction.main_entity, document.page.main_entity)

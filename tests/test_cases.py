@@ -213,6 +213,32 @@ def kicker_news_pages() -> list[Page]:
     return pages
 
 
+CRUMBED = [("Harbour board: Ferry fares to rise by a tenth from March", "Ferry fares rise again, and commuters ask why"),
+           ("Storm Ida: Coast road closed after landslip near Kirkby", "A landslip cuts the coast road in two")]
+
+
+def crumb_headline_pages() -> list[Page]:
+    """A publisher that sets an SEO copy of the ``<title>`` as an ``<h1>``, the last crumb of a breadcrumb trail in
+    a ``<nav>``, above the story's own headline, a larger ``<h2>`` that ``og:title`` repeats (fundus's Tages-Anzeiger
+    and n-tv pages; the first ``<h1>`` in a ``<nav>`` heads the navigation, not the page)."""
+    pages = []
+    for i, (seo, headline) in enumerate(CRUMBED):
+        slug = "-".join(seo.lower().replace(":", "").split()[:5])
+        html = (f"<!DOCTYPE html><html><head><title>{seo} | Tidewater Courier</title>"
+                f"<meta property='og:title' content='{headline}'>"
+                "<style>body{font-family:Arial,sans-serif;font-size:16px} nav h1{display:inline;font-size:13px}"
+                " nav a{font-size:13px;margin-right:6px} h2.headline{font-size:38px;margin:10px 0}</style></head><body>"
+                "<header><div style='font-size:30px;font-weight:900'>Tidewater Courier</div></header>"
+                "<nav aria-label='breadcrumb'><a href='/'>Home</a> <a href='/region/'>Region</a> "
+                f"<h1>{seo}</h1></nav>"
+                f"<article><h2 class='headline'>{headline}</h2><p style='font-size:19px'>What changes, and for whom.</p>"
+                "<p>" + "The board met on Tuesday evening and voted after a long debate. " * 8 + "</p></article>"
+                "<footer>© Tidewater Courier</footer></body></html>")
+        pages.append(Page("own-crumb-news", f"region/{slug}.html", f"https://tidewater.example/region/{slug}", html,
+                          (headline,)))
+    return pages
+
+
 CLIPS = ["Ferry fares rise for the third year in a row", "Lighthouse keeper retires after forty years",
          "Flooded road reopens after the spring storms"]
 
@@ -284,7 +310,8 @@ def test_an_entity_page_is_named_by_its_entity_not_its_blog_headline(general_mod
 # title alone (SiteProfile.vote_slots), so the site vote moves the page that liked the note to its title.
 # The variant shop's variants are label texts of the heading's span (SiteProfile.label_texts) and start with a
 # joining mark (feature continues); the kicker sits in an element of its own, apart from the headline.
-@pytest.mark.parametrize("make_pages", [bookshop_pages, news_pages, variant_shop_pages, kicker_news_pages])
+@pytest.mark.parametrize("make_pages", [bookshop_pages, news_pages, variant_shop_pages, kicker_news_pages,
+                                        crumb_headline_pages])
 def test_own_sites_of_the_listed_failure_kinds(general_model, render_cache_dir, make_pages):
     pages = make_pages()
     for page, prediction in zip(pages, answer(general_model, pages, render_cache_dir), strict=True):

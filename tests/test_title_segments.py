@@ -53,10 +53,20 @@ CORONET_HEADINGS = [
         ("불발··· 친청계 \"왜 밀어붙이나\"-정치ㅣ한국일보", ["불발··· 친청계 \"왜 밀어붙이나\"", "정치", "한국일보"]),
         ("这个约会软件帮你找对象_智能_好奇心日报", ["这个约会软件帮你找对象", "智能", "好奇心日报"]),
         ("한-미 정상회담 열려 | 한국일보", ["한-미 정상회담 열려", "한국일보"]),
-        # Bars that stand in for "|": fullwidth, box-drawing and the Han stroke U+4E28.
+        # ... and a colon glued to them before a short last run (the site's name); not before a longer one.
+        ("マインドマップ風のツリーを描画できる「Treeviz」:phpspot開発日誌",
+         ["マインドマップ風のツリーを描画できる「Treeviz」", "phpspot開発日誌"]),
+        ("東京女子医大元理事長を逮捕 警視庁：東京新聞デジタル", ["東京女子医大元理事長を逮捕 警視庁", "東京新聞デジタル"]),
+        ("海外留学生看两会：出国前后关注点大不同，记者走访了三所大学", ["海外留学生看两会：出国前后关注点大不同，记者走访了三所大学"]),
+        ("Meeting at 10:30", ["Meeting at 10:30"]),
+        # Bars that stand in for "|": fullwidth, box-drawing and the Han stroke U+4E28 ...
         ("新竹尖石美樹營地賞楓｜旅遊｜痞客邦", ["新竹尖石美樹營地賞楓", "旅遊", "痞客邦"]),
         ("这个约会软件帮你找对象丨好奇心日报", ["这个约会软件帮你找对象", "好奇心日报"]),
         ("Harbour Times │ News", ["Harbour Times", "News"]),
+        # ... and the other bars titles set: broken bar, heavy box-drawing, ornament, presentation form,
+        # "divides", double bar.
+        ("Oak Shelf ¦ Furniture ┃ Harbour Home", ["Oak Shelf", "Furniture", "Harbour Home"]),
+        ("Linen Shirt ❘ Shop︱Harbour∣Home ‖ Sale", ["Linen Shirt", "Shop", "Harbour", "Home", "Sale"]),
         ("新竹尖石_美樹營地賞楓 (2) @ 史蒂文的家_藍天 :: 痞客邦",
          ["新竹尖石_美樹營地賞楓 (2) @ 史蒂文的家", "藍天", "痞客邦"]),
         ("Sign up for e-mail_alerts", ["Sign up for e-mail_alerts"]),

@@ -65,11 +65,17 @@ _JAMO = "\u3131-\u318e"
 #: The Hangul letter I (U+3163) that Korean titles set as a bar.
 HANGUL_BAR = "\u3163"
 _BAR = rf"\s*(?<![{_JAMO}]){HANGUL_BAR}(?![{_JAMO}])\s*"
-# "|" and the bars that stand in for it: fullwidth (U+FF5C, "标题｜网站"), box-drawing (U+2502) and the Han
-# stroke U+4E28 that Chinese titles set as a bar ("标题丨网站"; no name of ours holds it).
-_PIPE = r"\s*[|\uff5c\u2502\u4e28]\s*"
+# "|" and the bars that stand in for it: fullwidth (U+FF5C, "标题｜网站"), box-drawing (U+2502, U+2503), the
+# broken bar (U+00A6), the light bar ornament (U+2758), the presentation form of a vertical line (U+FE31),
+# "divides" (U+2223), the double bar (U+2016) and the Han stroke U+4E28 that Chinese titles set as a bar
+# ("标题丨网站"); none of them occurs inside a name.
+_PIPE = r"\s*[|\uff5c\u2502\u2503\u00a6\u2758\ufe31\u2223\u2016\u4e28]\s*"
 _GLUED = rf"(?<=\S)[-_](?=[{_CJK}]{{1,8}}(?:[-_]|{_BAR}|{_PIPE}|\s+(?:{_SPACED})\s+|\s*\Z))"
-_DELIMITER = re.compile(rf"\s+(?:{_SPACED})\s+|:\s+|,\s+|{_PIPE}|{_BAR}|{_GLUED}")
+# A colon (ASCII or fullwidth) glued to a Han, kana or Hangul character or a CJK bracket before a last run of at
+# most 16 characters without a space: the site's name ("…描画できる「Treeviz」:phpspot開発日誌"); a colon
+# inside a headline ("…比較してみた：さらば平成、…") has a longer text after it.
+_GLUED_COLON = rf"(?<=[{_CJK}\u3001-\u303f\uff01-\uff60])[:\uff1a](?=[^\s:\uff1a]{{1,16}}\s*\Z)"
+_DELIMITER = re.compile(rf"\s+(?:{_SPACED})\s+|:\s+|,\s+|{_PIPE}|{_BAR}|{_GLUED}|{_GLUED_COLON}")
 # The delimiters a title joins its site and section on: those above but colons and commas, which also occur
 # inside a headline or a name ("Kenia: Nairobi von unten", "Act Like a Lady, Think Like a Man").
 _OUTER_DELIMITER = re.compile(rf"\s+(?:\|\||[-–—></«»·•.|?])\s+|{_PIPE}|{_BAR}|{_GLUED}")

@@ -9,7 +9,7 @@ page's own statements of its title; and the site's template. Every column of
 
 layout and style (what a person sees)
     ``h1`` heading level 1 (``<h1>`` or ARIA ``role="heading"`` level 1); ``heading`` 1 for h1 down to
-    1/6 for h6, 0 outside headings; ``fsize_ratio`` font size over the page's largest visible one;
+    1/6 for h6, 0 outside headings and for a heading inside a ``<nav>`` (:func:`page_heading_level`); ``fsize_ratio`` font size over the page's largest visible one;
     ``fsize_rank`` 1 for the page's largest font size, falling linearly to 0 for its smallest;
     ``bold``; ``weight`` font weight / 900; ``y_fold`` top of the box over the 768 px fold (capped at
     4); ``above_fold``; ``x_centre`` horizontal centre over the page width; ``width`` box width over
@@ -107,6 +107,9 @@ WHOLE_TEXT_FEATURES = ("whole_share",)
 #: A whole text at least this many times as tall as a candidate it holds is set over more lines than it
 #: (:func:`whole_share`).
 MIN_WHOLE_LINES = 1.4
+
+#: A ``<nav>`` element among a dom_path's steps (:func:`page_heading_level`).
+_IN_NAV = re.compile(r"(?:^|/)nav\[")
 
 #: Column names of :func:`candidate_features`, in order.
 TRANSFER_FEATURES = (
@@ -468,6 +471,25 @@ def _layout_columns(candidates: Sequence[TextBlock], rendered: RenderedPage, siz
     }
 
 
+def page_heading_level(candidate: TextBlock) -> int:
+    """The candidate's heading level as a heading of the page: its ``heading_level`` (1-6, 0 outside
+    headings), but 0 inside a ``<nav>`` element.
+
+    A heading inside a ``<nav>`` heads the navigation, not the page (HTML Living Standard, section 4.3.4:
+    "a section with navigation links"): a menu's title ("Chapters", a book's other chapter in a sidebar),
+    or the last crumb of a breadcrumb trail that some publishers set as an ``<h1>`` copy of the ``<title>``
+    while the story's headline is a heading further on.
+
+    >>> from mainentity.records import TextBlock
+    >>> crumb = TextBlock("Chiesa ruft zum Widerstand auf", "h1", "html[0]/body[1]/nav[0]/div[1]/h1[0]",
+    ...                   14, 700, True, 0, 0, 300, 20, heading_level=1)
+    >>> page_heading_level(crumb), page_heading_level(TextBlock("Chiesa", "h1", "html[0]/body[1]/h1[0]",
+    ...                   32, 700, True, 0, 0, 300, 40, heading_level=1))
+    (0, 1)
+    """
+    return 0 if _IN_NAV.search(candidate.dom_path) else candidate.heading_level
+
+
 def _first_h1(candidates: Sequence[TextBlock], h1: np.ndarray) -> np.ndarray:
     """1 for the h1 candidate(s) highest on the page, 0 for the other candidates; ``nan`` for every h1
     candidate when one of them has no finite ``y`` (which is highest is then unknown)."""
@@ -626,7 +648,7 @@ def candidate_features(
     texts = [candidate.text for candidate in candidates]
     normalized = [normalize_text(text) for text in texts]
     stats = [_text_stats(text) for text in texts]
-    level = np.array([candidate.heading_level for candidate in candidates], dtype=float)
+    level = np.array([page_heading_level(candidate) for candidate in candidates], dtype=float)
     size = np.array([candidate.font_size for candidate in candidates], dtype=float)
     size = np.where(np.isfinite(size) & (size > 0), size, 0.0)
     columns = _style_columns(candidates, rendered, stats, level, size)
