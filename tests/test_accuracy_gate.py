@@ -38,7 +38,8 @@ DATASETS = {"christianbook": "swde-book-christianbook", "booksamillion": "swde-b
 
 # (ROUGE-1 F1, exact) floors per dataset: the values this test measures (seed 0 for the deal of sites into folds and
 # for the recogniser) less the noise measured over five deals (`python benchmarks/gate_noise.py`, seeds 0-4, on the
-# code of 2026-12-06 where a heading in a <nav> is no page heading), rounded down. In the comments: seed 0's values, then the range over the five seeds.
+# code of 2026-12-06 where a heading in a <nav> is no page heading), rounded down. In the comments: seed 0's
+# values, then the range over the five seeds.
 # christianbook answers every page right under every deal; its floor allows one page of 150.
 # booksamillion's fold is all or nothing: the site vote moves every page to the slot most pages answer. When
 # the Dice fallback labeled training <title>s with their site suffix as headlines, its pages' whole <title>

@@ -213,16 +213,17 @@ def kicker_news_pages() -> list[Page]:
     return pages
 
 
-CRUMBED = [("Harbour board: Ferry fares to rise by a tenth from March", "Ferry fares rise again, and commuters ask why"),
+CRUMBED = [("Harbour board: Ferry fares to rise by a tenth from March",
+            "Ferry fares rise again, and commuters ask why"),
            ("Storm Ida: Coast road closed after landslip near Kirkby", "A landslip cuts the coast road in two")]
 
 
 def crumb_headline_pages() -> list[Page]:
-    """A publisher that sets an SEO copy of the ``<title>`` as an ``<h1>``, the last crumb of a breadcrumb trail in
-    a ``<nav>``, above the story's own headline, a larger ``<h2>`` that ``og:title`` repeats (fundus's Tages-Anzeiger
-    and n-tv pages; the first ``<h1>`` in a ``<nav>`` heads the navigation, not the page)."""
+    """A publisher that sets an SEO copy of the ``<title>`` as an ``<h1>``, the last crumb of a breadcrumb trail
+    in a ``<nav>``, above the story's own headline, a larger ``<h2>`` that ``og:title`` repeats (fundus's
+    Tages-Anzeiger and n-tv pages; the first ``<h1>`` in a ``<nav>`` heads the navigation, not the page)."""
     pages = []
-    for i, (seo, headline) in enumerate(CRUMBED):
+    for seo, headline in CRUMBED:
         slug = "-".join(seo.lower().replace(":", "").split()[:5])
         html = (f"<!DOCTYPE html><html><head><title>{seo} | Tidewater Courier</title>"
                 f"<meta property='og:title' content='{headline}'>"
@@ -231,7 +232,8 @@ def crumb_headline_pages() -> list[Page]:
                 "<header><div style='font-size:30px;font-weight:900'>Tidewater Courier</div></header>"
                 "<nav aria-label='breadcrumb'><a href='/'>Home</a> <a href='/region/'>Region</a> "
                 f"<h1>{seo}</h1></nav>"
-                f"<article><h2 class='headline'>{headline}</h2><p style='font-size:19px'>What changes, and for whom.</p>"
+                f"<article><h2 class='headline'>{headline}</h2>"
+                "<p style='font-size:19px'>What changes, and for whom.</p>"
                 "<p>" + "The board met on Tuesday evening and voted after a long debate. " * 8 + "</p></article>"
                 "<footer>© Tidewater Courier</footer></body></html>")
         pages.append(Page("own-crumb-news", f"region/{slug}.html", f"https://tidewater.example/region/{slug}", html,

@@ -9,7 +9,8 @@ page's own statements of its title; and the site's template. Every column of
 
 layout and style (what a person sees)
     ``h1`` heading level 1 (``<h1>`` or ARIA ``role="heading"`` level 1); ``heading`` 1 for h1 down to
-    1/6 for h6, 0 outside headings and for a heading inside a ``<nav>`` (:func:`page_heading_level`); ``fsize_ratio`` font size over the page's largest visible one;
+    1/6 for h6, 0 outside headings and for a heading inside a ``<nav>`` (:func:`page_heading_level`);
+    ``fsize_ratio`` font size over the page's largest visible one;
     ``fsize_rank`` 1 for the page's largest font size, falling linearly to 0 for its smallest;
     ``bold``; ``weight`` font weight / 900; ``y_fold`` top of the box over the 768 px fold (capped at
     4); ``above_fold``; ``x_centre`` horizontal centre over the page width; ``width`` box width over
