@@ -103,7 +103,7 @@ def is_script_text(text: str) -> bool:
 
     Examples
     --------
-    >>> is_script_text("Storm closes bridge'?' + OAS_query + '\\"><\\/SCRIPT>'); //-->")
+    >>> is_script_text("Storm closes bridge'?' + OAS_query + '\\"><\\\\/SCRIPT>'); //-->")
     True
     >>> is_script_text("onclick=\\"window.open('/poll.html', 'poll'); return false;\\"")
     True
