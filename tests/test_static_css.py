@@ -28,6 +28,14 @@ _RULES = (
     "[data-x='}']{opacity:0}", "a:not(.b){clip:rect(0 0 0 0)}", ".z{--v:{a:b};margin:0}", "p{;;margin:0;}",
     ".k{x:1;Color:red}", ".l{ſolor:red}", "table{font-weight:bold}", ".m{text-indent:-9999px}",
     ".Q p, #A > .x{color:red}", "#a .Y{top:0}", ".w.q::before{color:red}", "li~.x:hover,b+.z{top:1px}",
+    # values and declarations tinycss2 serializes otherwise than written, or drops
+    "p{color:red!important}", "b{color:red ! IMPORTANT}", "i{color:red !important !important}", "a{color:red !ie}",
+    "p{font-family:'Open Sans',\"x y\"}", "p{width:calc(100% - 2px)}", "p{width:calc(100%-2px)}", "p{top:1e3px}",
+    "p{top:2e}", "p{top:2e-x}", "p{color:rgb(0,0,0)}", "p{color:}", "p{color: !important}", ".a{color:var(--x-y)}",
+    "p{font-family:\u5fae\u8f6f\u96c5\u9ed1}", "p{color:red\u00a0}", "p{\u00a0color:red}", "p{ /* c */ color:red}",
+    "p{color /* c */:red}", "p{color:red/* c */}", "p{color:1.2.3}", "p{top:1-2}", "u+a{color:red}", "p{height:.5.5em}",
+    "p{color:#1e3}", "p{color:red;;top:0;}", "p{font:12px/1.5 'A B'}", "p{color:a(b(c))}", "p{top:x(1;2)}",
+    "p , , b{top:0}", "a:nth-child(2n+1){top:0}", "p{color:red}garbage", "p{color:red} x:y",
 )
 _AROUND = (
     "", " ", "\n", "/* } */", "<!--", "-->", "@media print{p{color:red}}", "@media screen{a{margin:0}b{color:red}}",
@@ -40,6 +48,7 @@ _AROUND = (
     "@media screen{.x{top:0}@layer{.q p{color:red}}}", "@supports (x:y){@media all{.w{top:0}b{color:red}}}",
     "@keyframes k{from{top:0}}", "@layer l{.y{top:0}}", "@media screen{.x{top:0}.z", "@media all{<!--.q{top:0}}",
     "@media screen{@import 'b.css'}", "@-moz-document url(x){.a{top:0}}",
+    "@charset \"utf-8\";", "@charset 'x';", "@media print {}", "@layer x {}", "@font-face{}", "@IMPORT 'c.css';",
 )
 _ENDINGS = ("", "<![CDATA[", "p{color:red", "a[", "@media x{", "(", "p{x:url(", "'")
 
@@ -199,3 +208,17 @@ def test_a_page_leaves_out_rules_once_a_sheet_has_enough_that_need_names(n_rules
     cascade = static_css.Cascade(tree, "http://s.test/", "http://s.test/", "1.htm", None, quirks=False)
     author_rules = [rule.selector for rule in cascade._rules if rule.level == static_css._AUTHOR]
     assert len(author_rules) == n_compiled and author_rules[-1] == ".kept"
+
+
+def test_plain_parts_compile_without_tinycss2_as_tinycss2_compiles_them():
+    """Plain parts (most of a real sheet) skip tinycss2's tokenizer; each rule of the pieces above, and
+    every generated sheet, that the plain path reads must compile to the items of a full parse."""
+    n_plain = 0
+    for text in [*_RULES, *_AROUND, *_sheets(400, 7)]:
+        text = static_css._normalised(text)
+        plain = static_css._plain_part_items(text)
+        if plain is not None:
+            n_plain += 1
+            assert plain == _full_parse(text), text
+    assert n_plain >= 40  # the plain path is taken (the generated sheets are mostly tricky)
+    assert static_css._plain_part_items("a:nth-child(2n+1){top:0}") is None  # tinycss2 writes "2n/**/+1"

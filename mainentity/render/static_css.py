@@ -471,6 +471,13 @@ _AT_NAME = re.compile(r"@([A-Za-z0-9_\-]+)(?![\\\u0080-\U0010ffff])")
 _CLOSING = {"{": "}", "(": ")", "[": "]"}
 
 
+#: Parentheses without a semicolon, quote or square bracket in them, and what is left of others
+#: (:func:`_kept_declarations`: a block's content whose semicolons are all at its top level).
+_PAREN_GROUP = re.compile(r"\([^();\"'\[\]]*\)")
+_PAREN = re.compile(r"[()]")
+_SQUARE_OR_QUOTE = re.compile(r"[\[\]\"']")
+
+
 class _NotFollowed(Exception):
     """The scan met a construct it does not follow; the sheet is parsed whole."""
 
@@ -511,6 +518,10 @@ def _kept_declarations(content: str) -> str:
     """A style rule's block content (no comment, escape or nested block in it) with only its declarations
     of kept properties: the pieces between its top-level semicolons are parsed one by one (CSS Syntax 3,
     section 5.4.5), so the others can go."""
+    if not _SQUARE_OR_QUOTE.search(content) and not _PAREN.search(_PAREN_GROUP.sub("", content)):
+        # every semicolon is at the top level: the pieces are those between semicolons
+        cut = content.split(";")
+        return "".join(piece for piece in [*(part + ";" for part in cut[:-1]), cut[-1]] if _KEPT_START.match(piece))
     pieces, start, pos = [], 0, 0
     while pos < len(content):
         end, first = _component_end(content, pos)
@@ -828,11 +839,117 @@ def _compiled_parts(source: str | bytes, names: frozenset[str] | None) -> tuple:
 def _compiled_part(text: str) -> tuple[tuple, int]:
     """The items of one part (:func:`compile_sheet`'s, ``@layer`` blocks numbered from 1) and its number
     of ``@layer`` blocks."""
+    plain = _plain_part_items(text)
+    if plain is not None:
+        return plain, 0
     rules = tinycss2.parse_stylesheet(text, skip_comments=True, skip_whitespace=True)
     items: list[tuple] = []
     n_layers = [0]
     _compile_rules(rules, items, 0, n_layers)
     return tuple(items), n_layers[0]
+
+
+#: A comment, and white space and comments: what tinycss2 drops between rules and before a declaration.
+_PLAIN_COMMENT = r"/\*[^*]*\*+(?:[^*/][^*]*\*+)*/"
+_PLAIN_GAP = rf"(?:[ \t\n]|{_PLAIN_COMMENT})*"
+#: A string without a quote of the other kind, escape, newline or character that ends a piece
+#: (:func:`_plain_declarations`) or starts an at-rule.
+_PLAIN_STRING = r"(?:\"[^\"'\\\n;{}@<]*\"|'[^\"'\\\n;{}@<]*')"
+#: An item of a plain part (:func:`_plain_part_items`) after white space and comments: a style rule (its
+#: prelude and its block's content), an at-rule's name with an empty block, or a statement at-rule's name.
+_PLAIN_ITEM = re.compile(
+    rf"{_PLAIN_GAP}(?:([^{{}}@;\"'\\<]+)\{{((?:[^{{}}@\"'\\<]|{_PLAIN_STRING})*)\}}"
+    rf"|@([A-Za-z-]+)[^{{}};\"'\\<]*(?:\{{[ \t\n]*\}}|(?:{_PLAIN_STRING}[ \t\n]*)?;))"
+)
+_PLAIN_IDENT = r"(?:--|-?[A-Za-z_\u0080-\U0010ffff])[A-Za-z0-9_\-\u0080-\U0010ffff]*"
+#: One component value tinycss2 serializes as written: an identifier, a number with a unit other than
+#: ``e`` or ``E`` (which tinycss2 writes escaped) or a percentage, a hash, or a string (written between
+#: double quotes).
+_PLAIN_TOKEN = (rf"(?:{_PLAIN_IDENT}|[+-]?(?:\d*\.\d+|\d+)(?:[eE][+-]?\d+)?(?:%|(?![eE](?![A-Za-z]))[A-Za-z]+)?"
+                rf"|#[A-Za-z0-9_-]+|{_PLAIN_STRING})")
+#: Between two values: white space, a comma or a slash with white space around, or an operator between
+#: white space, so no two tokens touch (tinycss2 writes ``/**/`` between some that do).
+_PLAIN_SEPARATOR = r"(?:[ \t\n]*[,/][ \t\n]*|[ \t\n]+(?:[-+*][ \t\n]+)?)"
+_PLAIN_VALUE = (rf"(?:{_PLAIN_TOKEN}|{_PLAIN_IDENT}\([ \t\n]*{_PLAIN_TOKEN}(?:{_PLAIN_SEPARATOR}{_PLAIN_TOKEN})*"
+                r"[ \t\n]*\))")
+_PLAIN_NAME = rf"{_PLAIN_GAP}(-?[A-Za-z_][A-Za-z0-9_-]*)[ \t\n]*:"
+#: A declaration of a plain part: its name, its value and ``!important``.
+_PLAIN_DECLARATION = re.compile(
+    rf"{_PLAIN_NAME}[ \t\n]*((?:{_PLAIN_VALUE}(?:{_PLAIN_SEPARATOR}{_PLAIN_VALUE})*)?)"
+    r"[ \t\n]*(![ \t\n]*[iI][mM][pP][oO][rR][tT][aA][nN][tT])?[ \t\n]*"
+)
+_PLAIN_DECLARATION_NAME = re.compile(_PLAIN_NAME)
+#: A string between single quotes, which tinycss2 writes between double quotes.
+_SINGLE_QUOTED = re.compile(r"'([^\"'\\\n;{}@<]*)'")
+#: ``u+`` before a hex digit or ``?``: tinycss2 reads a unicode-range token there.
+_UNICODE_RANGE_START = re.compile(r"[uU]\+[0-9A-Fa-f?]")
+
+
+def _plain_part_items(text: str) -> tuple | None:
+    """The items :func:`_compiled_part` compiles from a part made only of plain rules, without tinycss2's
+    tokenizer (most of the time of a sheet), or ``None`` for any other part (tinycss2 compiles it).
+
+    Plain: style rules whose selectors are type, class, id and pseudo selectors without arguments, and
+    whose kept declarations' values are identifiers, numbers, hashes, strings and functions of them,
+    apart (the text of each is what tinycss2 serializes, a string between double quotes), as
+    :func:`declarations_of` gives them; at-rules with an empty block (emptied by :func:`sheet_parts`:
+    nothing compiles from them) but ``@layer`` (which numbers layers), statement at-rules but ``@import``
+    (``@charset``), and comments between rules and before declarations. A part with ``url(``, ``-->`` or
+    a unicode-range token, which tinycss2 reads otherwise, is not plain.
+
+    >>> _plain_part_items(" p, .a:hover { color: Red; margin: 0 } #b>i{ font-size: 2em !important }")
+    (('rule', 'p', (0, 0, 1), (('color', 'red', False),), 0), ('rule', '#b>i', (1, 0, 1), (('font-size', '2em', True),), 0))
+    >>> _plain_part_items("@charset 'x'; /* c */ b { font-family: 'Open Sans', x } @media print {}")
+    (('rule', 'b', (0, 0, 1), (('font-family', '"open sans", x', False),), 0),)
+    >>> _plain_part_items("a[href] { color: red }") is None, _plain_part_items("@layer a {}") is None
+    (True, True)
+    """
+    if "-->" in text or _UNICODE_RANGE_START.search(text) or "url(" in text.lower():
+        return None
+    items: list[tuple] = []
+    position = 0
+    while (item := _PLAIN_ITEM.match(text, position)) is not None:
+        position = item.end()
+        at_name = item.group(3)
+        if at_name is not None:
+            if at_name.lower() in ("layer", "import"):
+                return None
+            continue
+        selectors = [selector for part in item.group(1).split(",") if (selector := part.strip())]
+        if not all(_NAMED_COMPLEX.fullmatch(selector) for selector in selectors):
+            return None
+        declarations = _plain_declarations(item.group(2))
+        if declarations is None:
+            return None
+        if declarations:
+            items.extend(("rule", *selector, declarations, 0) for selector in _valid_selectors(selectors))
+    if re.fullmatch(_PLAIN_GAP, text[position:]) is None:
+        return None
+    return tuple(items)
+
+
+def _plain_declarations(content: str) -> tuple[Declaration, ...] | None:
+    """:func:`declarations_of` of a plain block's content, or ``None`` when a piece between semicolons
+    is not a plain declaration (or white space and comments), or leaves a parenthesis open."""
+    result: list[Declaration] = []
+    for piece in content.split(";"):
+        if piece.count("(") != piece.count(")") or "/*" in piece and "*/" not in piece:
+            return None
+        named = _PLAIN_DECLARATION_NAME.match(piece)
+        if named is None:
+            if re.fullmatch(_PLAIN_GAP, piece) is None:
+                return None
+            continue
+        name = named.group(1).lower()
+        if name in ("font", "overflow"):
+            result.extend(declarations_of(piece))
+        elif name in PROPERTIES:
+            declaration = _PLAIN_DECLARATION.fullmatch(piece)
+            if declaration is None:
+                return None
+            value = _SINGLE_QUOTED.sub(r'"\1"', declaration.group(2)).strip().lower()
+            result.append((name, value, declaration.group(3) is not None))
+    return tuple(result)
 
 
 def _compile_rules(rules: Iterable, items: list, layer: int, n_layers: list[int]) -> None:
@@ -873,8 +990,13 @@ def _selectors(prelude) -> list[tuple[str, tuple[int, int, int]]]:
     """``(selector, specificity)`` of each complex selector of a rule that can match a DOM element;
     none when one selector of the list is invalid, which drops the whole rule (Selectors 4, section
     3.1), e.g. one with a ``-moz-`` or ``-ms-`` pseudo-class, which Chromium does not know."""
+    return _valid_selectors(_split_selectors(prelude))
+
+
+def _valid_selectors(texts: Iterable[str]) -> list[tuple[str, tuple[int, int, int]]]:
+    """:func:`_selectors` of the complex selectors' texts."""
     selectors = []
-    for selector in _split_selectors(prelude):
+    for selector in texts:
         valid, specificity = _selector(selector)
         if not valid:
             return []
