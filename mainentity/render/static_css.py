@@ -897,8 +897,10 @@ def _plain_part_items(text: str) -> tuple | None:
     (``@charset``), and comments between rules and before declarations. A part with ``url(``, ``-->`` or
     a unicode-range token, which tinycss2 reads otherwise, is not plain.
 
-    >>> _plain_part_items(" p, .a:hover { color: Red; margin: 0 } #b>i{ font-size: 2em !important }")
-    (('rule', 'p', (0, 0, 1), (('color', 'red', False),), 0), ('rule', '#b>i', (1, 0, 1), (('font-size', '2em', True),), 0))
+    >>> for item in _plain_part_items(" p, .a:hover { color: Red; margin: 0 } #b>i{ font-size: 2em !important }"):
+    ...     print(item)
+    ('rule', 'p', (0, 0, 1), (('color', 'red', False),), 0)
+    ('rule', '#b>i', (1, 0, 1), (('font-size', '2em', True),), 0)
     >>> _plain_part_items("@charset 'x'; /* c */ b { font-family: 'Open Sans', x } @media print {}")
     (('rule', 'b', (0, 0, 1), (('font-family', '"open sans", x', False),), 0),)
     >>> _plain_part_items("a[href] { color: red }") is None, _plain_part_items("@layer a {}") is None
