@@ -241,6 +241,32 @@ def crumb_headline_pages() -> list[Page]:
     return pages
 
 
+HOSTED_POSTS = ["Autumn maples on the ridge trail (2)", "A wet night at the lake hut", "Chestnut season in the valley"]
+
+
+def hosted_blog_pages() -> list[Page]:
+    """Posts of a blog hosted under a platform's domain (maplehiker.quillhost.example): the platform's bar
+    heads every page with its name in the largest ``<h1>`` ("Quillhost Blogs"), which the ``<title>`` repeats
+    as its last segment after the blog's name; the post's title is a smaller heading further down
+    (readability-realworld's pixnet page answered "痞客邦 PIXNET": the host's last label names the site)."""
+    pages = []
+    for i, post in enumerate(HOSTED_POSTS):
+        title = f"{post} @ Maple Hiker's Notes :: Quillhost Blogs ::"
+        html = (f"<!DOCTYPE html><html><head><title>{title}</title><meta property='og:title' content=\"{title}\">"
+                "<meta property='og:site_name' content=\"Maple Hiker's Notes\">"
+                "<style>body{font-family:Arial,sans-serif;font-size:15px} .bar h1{font-size:28px;margin:4px}"
+                " h2.post{font-size:22px}</style></head><body>"
+                "<div class='bar'><h1>Quillhost Blogs</h1><a href='https://www.quillhost.example/'>Sign in</a></div>"
+                "<div style='font-size:18px'>Maple Hiker's Notes</div>"
+                "<p>Walks and huts of the northern hills, with photos.</p>"
+                f"<h2 class='post'>{post}</h2><p>Posted in Trails</p>"
+                "<p>" + "We left the car at the lower gate and climbed through the beeches. " * 8 + "</p>"
+                "</body></html>")
+        url = f"https://maplehiker.quillhost.example/post/{100 + i}"
+        pages.append(Page("own-hosted-blog", f"post/{100 + i}.html", url, html, (post,)))
+    return pages
+
+
 CLIPS = ["Ferry fares rise for the third year in a row", "Lighthouse keeper retires after forty years",
          "Flooded road reopens after the spring storms"]
 
@@ -313,7 +339,12 @@ def test_an_entity_page_is_named_by_its_entity_not_its_blog_headline(general_mod
 # The variant shop's variants are label texts of the heading's span (SiteProfile.label_texts) and start with a
 # joining mark (feature continues); the kicker sits in an element of its own, apart from the headline.
 @pytest.mark.parametrize("make_pages", [bookshop_pages, news_pages, variant_shop_pages, kicker_news_pages,
-                                        crumb_headline_pages])
+                                        crumb_headline_pages,
+                                        # the host's last label names "Quillhost Blogs" the site and " @ " cuts the
+                                        # post's title out of the <title>, but without a slug in the URL the largest
+                                        # <h1> still wins (readability-realworld's pixnet page, with a slug, is right)
+                                        pytest.param(hosted_blog_pages, marks=pytest.mark.xfail(
+                                            strict=True, reason="a platform's name in the largest <h1>, no slug"))])
 def test_own_sites_of_the_listed_failure_kinds(general_model, render_cache_dir, make_pages):
     pages = make_pages()
     for page, prediction in zip(pages, answer(general_model, pages, render_cache_dir), strict=True):

@@ -70,7 +70,7 @@ CORONET_HEADINGS = [
         ("Oak Shelf ¦ Furniture ┃ Harbour Home", ["Oak Shelf", "Furniture", "Harbour Home"]),
         ("Linen Shirt ❘ Shop︱Harbour∣Home ‖ Sale", ["Linen Shirt", "Shop", "Harbour", "Home", "Sale"]),
         ("新竹尖石_美樹營地賞楓 (2) @ 史蒂文的家_藍天 :: 痞客邦",
-         ["新竹尖石_美樹營地賞楓 (2) @ 史蒂文的家", "藍天", "痞客邦"]),
+         ["新竹尖石_美樹營地賞楓 (2)", "史蒂文的家", "藍天", "痞客邦"]),  # " @ " after a hosted blog's post title
         ("Sign up for e-mail_alerts", ["Sign up for e-mail_alerts"]),
         ("» Home |", ["Home"]),
         ("  Plain   title  ", ["Plain title"]),

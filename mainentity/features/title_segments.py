@@ -52,10 +52,10 @@ HEADING_WEIGHTS = {1: 6.0, 2: 5.0, 3: 4.0, 4: 3.0, 5: 2.0, 6: 1.0}
 LINK_WEIGHTS = (1.0, 1.5, 3.0)
 
 # Delimiters between title segments: the slides' list ("Pre-defined delimiter patterns") plus the
-# issue's. All but "|" and ": " need white space on both sides, so "AC/DC", "Q&A", "e-mail", "3.5" and
+# issue's, and " @ ", which hosted blogs set between a post's title and the blog's ("Post @ Blog :: Host ::"). All but "|" and ": " need white space on both sides, so "AC/DC", "Q&A", "e-mail", "3.5" and
 # "10:30" stay whole; "|" splits anywhere (it never occurs inside a name). A delimiter between two digits
 # does not split ("May 5, 2020", "1990 - 2000", "10 : 30").
-_SPACED = r"\|\||::|[-–—:></«»·•.|?]"
+_SPACED = r"\|\||::|[-–—:></«»·•.|?@]"
 # Titles in scripts written with few spaces glue their suffix on: "…커졌다-정치ㅣ한국일보",
 # "…找对象_智能_好奇心日报". A standalone Hangul letter I (U+3163) serves as a bar there, and a "-" or "_"
 # glued to a last run of at most 8 Han, kana or Hangul characters (a section or the site's name, ahead of
@@ -78,7 +78,7 @@ _GLUED_COLON = rf"(?<=[{_CJK}\u3001-\u303f\uff01-\uff60])[:\uff1a](?=[^\s:\uff1a
 _DELIMITER = re.compile(rf"\s+(?:{_SPACED})\s+|:\s+|,\s+|{_PIPE}|{_BAR}|{_GLUED}|{_GLUED_COLON}")
 # The delimiters a title joins its site and section on: those above but colons and commas, which also occur
 # inside a headline or a name ("Kenia: Nairobi von unten", "Act Like a Lady, Think Like a Man").
-_OUTER_DELIMITER = re.compile(rf"\s+(?:\|\||[-–—></«»·•.|?])\s+|{_PIPE}|{_BAR}|{_GLUED}")
+_OUTER_DELIMITER = re.compile(rf"\s+(?:\|\||[-–—></«»·•.|?@])\s+|{_PIPE}|{_BAR}|{_GLUED}")
 _KEYWORD_SEPARATOR = re.compile(r"[,;]")
 _HOST_PREFIX = re.compile(r"^www\d*\.")
 _FILE_EXTENSION = re.compile(r"\.(?:s?html?|php\d?|aspx?|jsp|cgi|cfm|xml)$")
@@ -92,7 +92,7 @@ def split_title(title: str, *, inner: bool = True) -> list[str]:
 
     Delimiters: `` - ``, `` – ``, `` — ``, `` | `` (or ``|`` without spaces), `` || ``, `` : ``,
     ``: ``, `` :: ``, `` > ``, `` < ``, `` / ``, ``, ``, `` « ``, `` » ``, `` · ``, `` • ``, `` . ``,
-    `` ? ``; in Korean, Chinese and Japanese titles also ``ㅣ`` (U+3163 as a bar) and a ``-`` or ``_`` glued to
+    `` ? ``, `` @ ``; in Korean, Chinese and Japanese titles also ``ㅣ`` (U+3163 as a bar) and a ``-`` or ``_`` glued to
     a short last run of those scripts (``…커졌다-정치ㅣ한국일보``). A delimiter with a digit on both sides does
     not split (dates, ranges, times). Pieces with no letter or digit are dropped.
 
@@ -118,6 +118,8 @@ def split_title(title: str, *, inner: bool = True) -> list[str]:
     --------
     >>> split_title("The Coronet, Holloway | Our Pubs | J D Wetherspoon")
     ['The Coronet', 'Holloway', 'Our Pubs', 'J D Wetherspoon']
+    >>> split_title("Autumn maples (2) @ Maple Hiker :: Quillhost Blogs ::")
+    ['Autumn maples (2)', 'Maple Hiker', 'Quillhost Blogs']
     >>> split_title("AC/DC Q&A - Live, May 5, 2020")
     ['AC/DC Q&A', 'Live', 'May 5, 2020']
     >>> split_title("Kenia: Nairobi von unten, ein Besuch | Tageszeitung junge Welt", inner=False)

@@ -278,7 +278,9 @@ MIN_SHORT_NAME_CHARS = 2
 
 def _site_names(rendered: RenderedPage, domain: str, site_titles: Sequence[str] = (),
                 home_link_texts: Sequence[str] = ()) -> tuple[str, ...]:
-    """The site's names, squashed to letters and digits: ``og:site_name`` values, the URL's domain, the
+    """The site's names, squashed to letters and digits: ``og:site_name`` values, the URL's domain and, for
+    a domain of several labels, its last one (the name a host under it shares: "pixnet" of
+    "stevenhgm.pixnet", whose pages end their titles with "痞客邦 PIXNET"), the
     title segments of :data:`MIN_SITE_NAME_CHARS` or more that most pages of the site repeat, the last
     title segments that a link of the page to its site's home page shows (:func:`_named_by_home_link`),
     and a document generator's default title (:data:`GENERATOR_TITLES`), which names the software, not
@@ -286,6 +288,8 @@ def _site_names(rendered: RenderedPage, domain: str, site_titles: Sequence[str] 
 
     >>> _site_names(RenderedPage("Oolong | Tea | Harbor Tea Co", (), ()), "harbortea", ["Tea", "Harbor Tea Co"])
     ('harborteaco', 'harbortea')
+    >>> _site_names(RenderedPage("Maple Trail (2) @ Hiker :: 痞客邦 PIXNET ::", (), ()), "stevenhgm.pixnet")
+    ('stevenhgmpixnet', 'pixnet')
     """
     names = [_text_stats(content)[4] for key, content in rendered.meta if key == "og:site_name"]
     # a short segment most titles repeat is as often a category ("Tea") as the site's name
@@ -293,7 +297,8 @@ def _site_names(rendered: RenderedPage, domain: str, site_titles: Sequence[str] 
     names += _named_by_home_link(rendered, home_link_texts)
     if (title := _text_stats(rendered.title)[4]) in _GENERATOR_TITLE_KEYS:
         names.append(title)
-    return tuple(name for name in [*names, domain.replace(".", "")] if len(name) >= MIN_SHORT_NAME_CHARS)
+    domains = [domain.replace(".", ""), *([domain.rsplit(".", 1)[1]] if "." in domain else [])]
+    return tuple(name for name in [*names, *domains] if len(name) >= MIN_SHORT_NAME_CHARS)
 
 
 def _named_by_home_link(rendered: RenderedPage, home_link_texts: Sequence[str]) -> list[str]:
