@@ -234,3 +234,20 @@ def test_a_line_of_a_taller_heading_is_a_part_and_a_piece_on_one_line_is_not():
     x = candidate_features([title, note], Page("s", "p.html", "https://s.example/p", ""),
                            RenderedPage("Know Your Bible", (), (title, note)))
     assert column(x, "whole_share").tolist() == [1.0, 1.0]
+
+
+def test_a_hosts_last_label_names_the_site_of_a_blog_under_it():
+    """A blog at maplehiker.quillhost.example: the platform's bar "Quillhost Blogs" names the site (the host's
+    last label "quillhost"; the whole host, "maplehikerquillhost", names nothing the page shows), so the
+    title's last segment is no title evidence and the post's title is an exact segment (" @ " cuts it)."""
+    blocks = [block("Quillhost Blogs", 10, 28, level=1), block("Autumn maples on the ridge trail", 200, 22, level=2)]
+    title = "Autumn maples on the ridge trail @ Maple Hiker :: Quillhost Blogs ::"
+
+    def columns(url):
+        x = features(blocks, title=title, url=url)
+        return {name: column(x, name).tolist() for name in ("site_name", "title_segment_exact")}
+
+    assert columns("https://maplehiker.quillhost.example/post/100") == {"site_name": [1.0, 0.0],
+                                                                       "title_segment_exact": [0.0, 1.0]}
+    assert columns("https://maplehiker.example/post/100") == {"site_name": [0.0, 0.0],
+                                                             "title_segment_exact": [1.0, 1.0]}
