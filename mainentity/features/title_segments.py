@@ -52,9 +52,10 @@ HEADING_WEIGHTS = {1: 6.0, 2: 5.0, 3: 4.0, 4: 3.0, 5: 2.0, 6: 1.0}
 LINK_WEIGHTS = (1.0, 1.5, 3.0)
 
 # Delimiters between title segments: the slides' list ("Pre-defined delimiter patterns") plus the
-# issue's, and " @ ", which hosted blogs set between a post's title and the blog's ("Post @ Blog :: Host ::"). All but "|" and ": " need white space on both sides, so "AC/DC", "Q&A", "e-mail", "3.5" and
-# "10:30" stay whole; "|" splits anywhere (it never occurs inside a name). A delimiter between two digits
-# does not split ("May 5, 2020", "1990 - 2000", "10 : 30").
+# issue's, and " @ ", which hosted blogs set between a post's title and the blog's ("Post @ Blog :: Host ::").
+# All but "|" and ": " need white space on both sides, so "AC/DC", "Q&A", "e-mail", "3.5" and "10:30" stay
+# whole; "|" splits anywhere (it never occurs inside a name). A delimiter between two digits does not split
+# ("May 5, 2020", "1990 - 2000", "10 : 30").
 _SPACED = r"\|\||::|[-–—:></«»·•.|?@]"
 # Titles in scripts written with few spaces glue their suffix on: "…커졌다-정치ㅣ한국일보",
 # "…找对象_智能_好奇心日报". A standalone Hangul letter I (U+3163) serves as a bar there, and a "-" or "_"
