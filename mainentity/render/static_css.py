@@ -852,14 +852,16 @@ def _compiled_part(text: str) -> tuple[tuple, int]:
 #: A comment, and white space and comments: what tinycss2 drops between rules and before a declaration.
 _PLAIN_COMMENT = r"/\*[^*]*\*+(?:[^*/][^*]*\*+)*/"
 _PLAIN_GAP = rf"(?:[ \t\n]|{_PLAIN_COMMENT})*"
+_PLAIN_GAP_PATTERN = re.compile(_PLAIN_GAP)
 #: A string without a quote of the other kind, escape, newline or character that ends a piece
 #: (:func:`_plain_declarations`) or starts an at-rule.
 _PLAIN_STRING = r"(?:\"[^\"'\\\n;{}@<]*\"|'[^\"'\\\n;{}@<]*')"
-#: An item of a plain part (:func:`_plain_part_items`) after white space and comments: a style rule (its
+#: An item of a plain part (:func:`_plain_part_items`), after white space and comments: a style rule (its
 #: prelude and its block's content), an at-rule's name with an empty block, or a statement at-rule's name.
+#: Each piece ends where the next cannot start, so a failed match costs time linear in its length.
 _PLAIN_ITEM = re.compile(
-    rf"{_PLAIN_GAP}(?:([^{{}}@;\"'\\<]+)\{{((?:[^{{}}@\"'\\<]|{_PLAIN_STRING})*)\}}"
-    rf"|@([A-Za-z-]+)[^{{}};\"'\\<]*(?:\{{[ \t\n]*\}}|(?:{_PLAIN_STRING}[ \t\n]*)?;))"
+    rf"([^{{}}@;\"'\\< \t\n][^{{}}@;\"'\\<]*)\{{((?:[^{{}}@\"'\\<]|{_PLAIN_STRING})*)\}}"
+    rf"|@([A-Za-z-]+)(?![A-Za-z-])[^{{}};\"'\\<]*(?:\{{[ \t\n]*\}}|(?:{_PLAIN_STRING}[ \t\n]*)?;)"
 )
 _PLAIN_IDENT = r"(?:--|-?[A-Za-z_\u0080-\U0010ffff])[A-Za-z0-9_\-\u0080-\U0010ffff]*"
 #: One component value tinycss2 serializes as written: an identifier, a number with a unit other than
@@ -867,18 +869,18 @@ _PLAIN_IDENT = r"(?:--|-?[A-Za-z_\u0080-\U0010ffff])[A-Za-z0-9_\-\u0080-\U0010ff
 #: double quotes).
 _PLAIN_TOKEN = (rf"(?:{_PLAIN_IDENT}|[+-]?(?:\d*\.\d+|\d+)(?:[eE][+-]?\d+)?(?:%|(?![eE](?![A-Za-z]))[A-Za-z]+)?"
                 rf"|#[A-Za-z0-9_-]+|{_PLAIN_STRING})")
-#: Between two values: white space, a comma or a slash with white space around, or an operator between
-#: white space, so no two tokens touch (tinycss2 writes ``/**/`` between some that do).
-_PLAIN_SEPARATOR = r"(?:[ \t\n]*[,/][ \t\n]*|[ \t\n]+(?:[-+*][ \t\n]+)?)"
-_PLAIN_VALUE = (rf"(?:{_PLAIN_TOKEN}|{_PLAIN_IDENT}\([ \t\n]*{_PLAIN_TOKEN}(?:{_PLAIN_SEPARATOR}{_PLAIN_TOKEN})*"
-                r"[ \t\n]*\))")
-_PLAIN_NAME = rf"{_PLAIN_GAP}(-?[A-Za-z_][A-Za-z0-9_-]*)[ \t\n]*:"
-#: A declaration of a plain part: its name, its value and ``!important``.
-_PLAIN_DECLARATION = re.compile(
-    rf"{_PLAIN_NAME}[ \t\n]*((?:{_PLAIN_VALUE}(?:{_PLAIN_SEPARATOR}{_PLAIN_VALUE})*)?)"
-    r"[ \t\n]*(![ \t\n]*[iI][mM][pP][oO][rR][tT][aA][nN][tT])?[ \t\n]*"
-)
-_PLAIN_DECLARATION_NAME = re.compile(_PLAIN_NAME)
+#: Between two values of a value whose white space runs are single spaces: a comma or a slash with a space or
+#: none around, a space, or an operator between spaces, so no two tokens touch (tinycss2 writes ``/**/``
+#: between some that do).
+_PLAIN_SEPARATOR = r"(?: ?[,/] ?| (?:[-+*] )?)"
+_PLAIN_VALUE = rf"(?:{_PLAIN_TOKEN}|{_PLAIN_IDENT}\( ?{_PLAIN_TOKEN}(?:{_PLAIN_SEPARATOR}{_PLAIN_TOKEN})* ?\))"
+#: A declaration's plain value, white space runs made single spaces.
+_PLAIN_VALUES = re.compile(rf"{_PLAIN_VALUE}(?:{_PLAIN_SEPARATOR}{_PLAIN_VALUE})*")
+_WHITE_SPACE_RUN = re.compile(r"[ \t\n]+")
+#: A declaration's name and colon, after white space and comments.
+_PLAIN_DECLARATION_NAME = re.compile(rf"{_PLAIN_GAP}(-?[A-Za-z_][A-Za-z0-9_-]*)[ \t\n]*:")
+#: What follows the ``!`` of ``!important`` (ASCII letters only: tinycss2 lowers ASCII alone).
+_IMPORTANT = re.compile(r"[ \t\n]*[iI][mM][pP][oO][rR][tT][aA][nN][tT][ \t\n]*")
 #: A string between single quotes, which tinycss2 writes between double quotes.
 _SINGLE_QUOTED = re.compile(r"'([^\"'\\\n;{}@<]*)'")
 #: ``u+`` before a hex digit or ``?``: tinycss2 reads a unicode-range token there.
@@ -910,7 +912,10 @@ def _plain_part_items(text: str) -> tuple | None:
         return None
     items: list[tuple] = []
     position = 0
-    while (item := _PLAIN_ITEM.match(text, position)) is not None:
+    while (position := _PLAIN_GAP_PATTERN.match(text, position).end()) < len(text):
+        item = _PLAIN_ITEM.match(text, position)
+        if item is None:
+            return None
         position = item.end()
         at_name = item.group(3)
         if at_name is not None:
@@ -925,8 +930,6 @@ def _plain_part_items(text: str) -> tuple | None:
             return None
         if declarations:
             items.extend(("rule", *selector, declarations, 0) for selector in _valid_selectors(selectors))
-    if re.fullmatch(_PLAIN_GAP, text[position:]) is None:
-        return None
     return tuple(items)
 
 
@@ -939,18 +942,20 @@ def _plain_declarations(content: str) -> tuple[Declaration, ...] | None:
             return None
         named = _PLAIN_DECLARATION_NAME.match(piece)
         if named is None:
-            if re.fullmatch(_PLAIN_GAP, piece) is None:
+            if _PLAIN_GAP_PATTERN.fullmatch(piece) is None:
                 return None
             continue
         name = named.group(1).lower()
         if name in ("font", "overflow"):
             result.extend(declarations_of(piece))
         elif name in PROPERTIES:
-            declaration = _PLAIN_DECLARATION.fullmatch(piece)
-            if declaration is None:
+            value, bang, after = piece[named.end():].partition("!")
+            if bang and ("!" in after or _IMPORTANT.fullmatch(after) is None):
                 return None
-            value = _SINGLE_QUOTED.sub(r'"\1"', declaration.group(2)).strip().lower()
-            result.append((name, value, declaration.group(3) is not None))
+            value = value.strip(" \t\n")
+            if value and _PLAIN_VALUES.fullmatch(_WHITE_SPACE_RUN.sub(" ", value)) is None:
+                return None
+            result.append((name, _SINGLE_QUOTED.sub(r'"\1"', value).strip().lower(), bool(bang)))
     return tuple(result)
 
 
