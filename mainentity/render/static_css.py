@@ -855,7 +855,8 @@ _PLAIN_GAP = rf"(?:[ \t\n]|{_PLAIN_COMMENT})*"
 _PLAIN_GAP_PATTERN = re.compile(_PLAIN_GAP)
 #: A string without a quote of the other kind, escape, newline or character that ends a piece
 #: (:func:`_plain_declarations`) or starts an at-rule.
-_PLAIN_STRING = r"(?:\"[^\"'\\\n;{}@<]*\"|'[^\"'\\\n;{}@<]*')"
+_PLAIN_STRING_BODY = r"[^\"'\\\n;{}@<]*"
+_PLAIN_STRING = rf"(?:\"{_PLAIN_STRING_BODY}\"|'{_PLAIN_STRING_BODY}')"
 #: An item of a plain part (:func:`_plain_part_items`), after white space and comments: a style rule (its
 #: prelude and its block's content), an at-rule's name with an empty block, or a statement at-rule's name.
 #: Each piece ends where the next cannot start, so a failed match costs time linear in its length.
@@ -878,13 +879,14 @@ _PLAIN_VALUE = rf"(?:{_PLAIN_TOKEN}|{_PLAIN_IDENT}\( ?{_PLAIN_TOKEN}(?:{_PLAIN_S
 _PLAIN_VALUES = re.compile(rf"{_PLAIN_VALUE}(?:{_PLAIN_SEPARATOR}{_PLAIN_VALUE})*")
 _WHITE_SPACE_RUN = re.compile(r"[ \t\n]+")
 #: A declaration's name and colon, after white space and comments.
-_PLAIN_DECLARATION_NAME = re.compile(rf"{_PLAIN_GAP}(-?[A-Za-z_][A-Za-z0-9_-]*)[ \t\n]*:")
+_PLAIN_DECLARATION_NAME = re.compile(rf"{_PLAIN_GAP}({_IDENT})[ \t\n]*:")
 #: What follows the ``!`` of ``!important`` (ASCII letters only: tinycss2 lowers ASCII alone).
 _IMPORTANT = re.compile(r"[ \t\n]*[iI][mM][pP][oO][rR][tT][aA][nN][tT][ \t\n]*")
 #: A string between single quotes, which tinycss2 writes between double quotes.
-_SINGLE_QUOTED = re.compile(r"'([^\"'\\\n;{}@<]*)'")
-#: ``u+`` before a hex digit or ``?``: tinycss2 reads a unicode-range token there.
-_UNICODE_RANGE_START = re.compile(r"[uU]\+[0-9A-Fa-f?]")
+_SINGLE_QUOTED = re.compile(f"'({_PLAIN_STRING_BODY})'")
+#: What tinycss2 reads otherwise than as written: ``-->``, a URL token, and ``u+`` before a hex digit or ``?``
+#: (a unicode-range token).
+_NOT_PLAIN = re.compile(r"-->|[uU][rR][lL]\(|[uU]\+[0-9A-Fa-f?]")
 
 
 def _plain_part_items(text: str) -> tuple | None:
@@ -908,7 +910,7 @@ def _plain_part_items(text: str) -> tuple | None:
     >>> _plain_part_items("a[href] { color: red }") is None, _plain_part_items("@layer a {}") is None
     (True, True)
     """
-    if "-->" in text or _UNICODE_RANGE_START.search(text) or "url(" in text.lower():
+    if _NOT_PLAIN.search(text):
         return None
     items: list[tuple] = []
     position = 0
