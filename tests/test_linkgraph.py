@@ -408,6 +408,9 @@ def test_links_home_are_kept_apart_per_page():
     # a page alone: its home page is not in the dump, its link home still names the site
     (alone,) = with_incoming_anchors([kettle])
     assert alone.home_link_texts == ("Harbor Lane Goods logo", "Home") and alone.anchors == ()
+    # the home page alone: none (its links home are self links, its other links name no page of the dump)
+    (home_alone,) = with_incoming_anchors([home])
+    assert home_alone.home_link_texts == () and home_alone.anchors == ()
 
 
 def test_a_malformed_href_or_base_is_skipped_not_raised():

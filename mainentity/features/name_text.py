@@ -125,6 +125,8 @@ def _decorative(char: str, elsewhere: str, kept: frozenset) -> bool:
 def _decoration_length(text: str, kept: frozenset) -> int:
     """How many characters of decoration (and the space after them) start ``text``, ``kept`` the marks that
     stay at that end (the trailing end is read as the reversed text)."""
+    if not text or text[0].isalnum():  # most texts: a letter or digit is no mark (Unicode L*, N*)
+        return 0
     start = 0
     while start < len(text):
         end = start

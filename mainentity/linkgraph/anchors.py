@@ -217,10 +217,13 @@ class _Link(NamedTuple):
 
 
 def _page_links(
-    index: int, page: Page, may_target: _Prefilter, pattern: re.Pattern | None, pattern_keys: set, joined: dict
+    index: int, page: Page, may_target: _Prefilter, pattern: re.Pattern | None, pattern_keys: set, joined: dict,
+    home_host: str | None = None,
 ) -> list[_Link]:
     """The ``<a href>`` of a page that may name a page of the dump, resolved, with text and visibility:
-    those that pass ``may_target`` and those whose ``pattern`` key is in ``pattern_keys``. A page over
+    those that pass ``may_target`` and those whose ``pattern`` key is in ``pattern_keys``; with ``home_host``,
+    only those to that host's home page (a dump of one page: no link can name another of its pages, and
+    reading the text and visibility of every link was most of a lone page's loading). A page over
     :data:`mainentity.text.MAX_ELEMENTS` start tags is not parsed (none; its parse would keep hundreds of MB)."""
     if has_more_elements(page.html):
         logger.warning("no links read from page %s of site %s: over %d elements (start tags)", page.path,
@@ -259,6 +262,8 @@ def _page_links(
                 continue
             joined[key] = url
         if not (candidate or _pattern_key(pattern, url) in pattern_keys):
+            continue
+        if home_host is not None and not (_is_home_url(url) and _host(url) == home_host):
             continue
         links.append(_Link(index, url, _link_text(link), _is_hidden(link), candidate))
     return links
@@ -344,10 +349,15 @@ def link_graph(pages: Sequence[Page], *, url_pattern: str | None = None) -> Link
     may_target = _Prefilter(page_parts)
     pattern_keys = {_pattern_key(pattern, page.url) for page in pages} - {None}
     joined: dict[tuple[str, str], str] = {}
-    links = [
-        link for index, page in enumerate(pages)
-        for link in _page_links(index, page, may_target, pattern, pattern_keys, joined)
-    ]
+    if len(pages) == 1:  # its links can only be self links or links home (none when it is the home page)
+        home_host = None if _is_home_url(pages[0].url) else _host(pages[0].url)
+        links = [] if home_host is None else _page_links(0, pages[0], may_target, pattern, pattern_keys, joined,
+                                                          home_host)
+    else:
+        links = [
+            link for index, page in enumerate(pages)
+            for link in _page_links(index, page, may_target, pattern, pattern_keys, joined)
+        ]
     learnt = learn_url_key([page.url for page in pages], [(link.source, link.url) for link in links if link.may_target])
     rule = replace(learnt, url_pattern=pattern)
 
