@@ -109,12 +109,12 @@ def load_pages(
     # datasets share (the same host) keeps each page's own dataset
     sites = [(site, Path(dataset).resolve().name) for dataset in datasets if dataset not in crawls
              for site in read_dataset(dataset, base_url=base_url, max_pages_per_site=max_pages_per_site)]
-    sources = {site.site_id: DumpFiles(site.directory.resolve()) for site, _ in sites}
+    sources = [(site.site_id, DumpFiles(site.directory.resolve())) for site, _ in sites]  # a site id per dump
     if crawls:
         warc_input = read_warcs(crawls, max_pages_per_site=max_pages_per_site)
         sites.extend((site, "") for site in warc_input.sites)
         failures.extend(warc_input.failures)
-        sources.update(warc_input.subresources)
+        sources.extend(warc_input.subresources.items())
     for site, dataset in sites:
         graph = link_graph(site.pages, url_pattern=anchor_url_pattern)
         pages.extend(replace(graph.with_links(page), dataset=dataset) for page in site.pages)
@@ -251,7 +251,7 @@ def load_inputs(
     datasets = [path for path in inputs if path not in singles]
     loaded = (load_pages(datasets, base_url=base_url, anchor_url_pattern=anchor_url_pattern, configurable=False)
               if datasets else LoadedPages((), ()))
-    pages, sources, failures = list(loaded.pages), dict(loaded.subresources.sources), list(loaded.failures)
+    pages, sources, failures = list(loaded.pages), loaded.subresources.items(), list(loaded.failures)
     for path in singles:
         if path == STDIN:
             pages.append(_linked_alone(_stdin_page(base_url, read_stdin() if stdin is None else stdin),
@@ -263,7 +263,7 @@ def load_inputs(
             failures.append(error.failure)
             continue
         pages.append(page)
-        sources.update(subresources.sources)
+        sources.extend(subresources.items())
     return LoadedPages(tuple(pages), tuple(failures), loaded.anchor_coverage, SubresourceSources(sources))
 
 
@@ -529,9 +529,9 @@ def load_run_pages(data: DataConfig, *, random_state: int = 0, max_pages: int | 
     """
     loaded, labeled = load_labeled_pages(data, random_state=random_state, max_pages=max_pages)
     folds, loaded_test = _folds_and_test_input(data, labeled, random_state=random_state, max_pages=max_pages)
-    sources = dict(loaded.subresources.sources)
+    sources = loaded.subresources.items()
     if loaded_test is not None:
-        sources.update(loaded_test.subresources.sources)
+        sources.extend(loaded_test.subresources.items())
     return RunPages(loaded, labeled, folds, SubresourceSources(sources))
 
 

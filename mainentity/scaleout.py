@@ -165,7 +165,7 @@ class ScoredShard:
 def _site_task(site: list[Page], subresources: SubresourceSources) -> SiteTask:
     """The task of a whole site, carrying where its subresources lie (not what serves them: a
     :class:`~mainentity.sitedump.DumpFiles` holds a lock and an in-memory copy)."""
-    source = subresources.sources.get(site[0].site_id)
+    source = subresources.for_page(site[0])  # the dump of its pages (a site id two inputs share has two)
     if isinstance(source, WarcSubresources):
         return SiteTask(None, tuple(site), warc_subresources=source)
     return SiteTask(source.directory if isinstance(source, DumpFiles) else None, tuple(site))

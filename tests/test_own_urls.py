@@ -63,7 +63,7 @@ def test_a_folder_of_pages_of_several_hosts_is_one_site_per_host(tmp_path, caplo
         "https://www.a.example/storm", "https://b.example/2008/", "https://c.example/sport/final"]
     assert by_path["ferries.html"].anchors == ("Ferries run all night",)
     assert by_path["recipe.html"].url.startswith("file://")
-    assert set(loaded.subresources.sources) == set(sites)  # every site is served the folder's files
+    assert {site_id for site_id, _ in loaded.subresources.items()} == set(sites)  # all served the folder's files
     messages = [record.getMessage() for record in caplog.records]
     # the counts say what they count: 3 sites, from the URLs of 4 pages (how each page gave it), 1 lone page
     assert ("saved: 5 pages without a manifest: 3 sites from the URLs 4 pages give for themselves (1 canonical "

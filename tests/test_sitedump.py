@@ -526,6 +526,33 @@ def test_dump_files_reads_a_changed_file_again(tmp_path):
     assert files.read("a.css").data == b"p{color:blue;font-size:9px}"
 
 
+def test_a_site_id_two_datasets_share_serves_each_page_its_own_dumps_files(tmp_path):
+    """One host's dumps in two datasets (nine hosts of the shared news datasets are in two of them), read in one
+    run: each page is served the style sheet of the dump it was read from, not the dataset read last's."""
+    from mainentity.loading import load_pages
+    from mainentity.render.static import read_static
+
+    sizes = {"news-a": 40.0, "news-b": 12.0}
+    for dataset, size in sizes.items():
+        site = tmp_path / dataset / "sites" / "harbor.example"
+        write(site / "style.css", f"h1 {{font-size: {size:g}px}}")
+        write(site / "pages" / f"{dataset}.html", '<link rel="stylesheet" href="/style.css"><h1>Harbour</h1>')
+        write_manifest(site, [{"path": f"pages/{dataset}.html", "url": f"https://harbor.example/{dataset}",
+                               "main_entity": ["Harbour"]}])
+    loaded = load_pages([str(tmp_path / dataset) for dataset in sizes])
+    assert [(page.site_id, page.dataset) for page in loaded.pages] == [("harbor.example", "news-a"),
+                                                                       ("harbor.example", "news-b")]
+    for page in loaded.pages:
+        source = loaded.subresources.for_page(page)
+        assert source.directory == (tmp_path / page.dataset / "sites" / "harbor.example").resolve()
+        (heading,) = [block for block in read_static(page, source).blocks if block.tag == "h1"]
+        assert heading.font_size == sizes[page.dataset]
+    # joined from their pairs, as loading joins a run's inputs, the sources still serve both
+    joined = SubresourceSources(loaded.subresources.items())
+    assert [joined.for_page(page) for page in loaded.pages] == [loaded.subresources.for_page(page)
+                                                                 for page in loaded.pages]
+
+
 def test_subresource_sources_find_the_dump_of_a_page(tmp_path):
     write(tmp_path / "site" / "p" / "a.html", "<p>A</p>")
     site = read_site_dump(tmp_path / "site", site_id="dump-files-for-test")

@@ -287,20 +287,23 @@ class DumpFiles:
 
 
 class SubresourceSources:
-    """What serves the subresources of the pages of each site: ``site_id -> SubresourceSource``.
+    """What serves the subresources of the pages of each site: the :class:`SubresourceSource` of each site
+    dump, by site id.
 
     The renderer and the render cache are given one (:func:`mainentity.render.cache.render_pages`):
     :func:`mainentity.loading.load_pages` builds it from the site dumps read (a :class:`DumpFiles` per
     dump) and the records of WARC inputs. :meth:`for_page` gives a page its source, provided the page
-    was read from it (``holds_page``: for a dump, the page's file is there); else, for a page whose URL
-    is the ``file://`` URI of its file (a dump read without manifest, ``<base href>`` or ``base_url``),
-    the directory that URI and the page's relative path imply. Site ids are unique within a run, as
-    everywhere in the pipeline. Safe to use from several threads.
+    was read from it (``holds_page``: for a dump, the page's file is there): a site id that several inputs
+    share (one host's dumps in two datasets) has a source per input, and each page is served by its own
+    dump's. Else, for a page whose URL is the ``file://`` URI of its file (a dump read without manifest,
+    ``<base href>`` or ``base_url``), the directory that URI and the page's relative path imply. Safe to
+    use from several threads.
 
     Parameters
     ----------
-    sources : mapping of str to SubresourceSource, optional
-        By site id; none by default (then only ``file://`` pages find their files).
+    sources : mapping of str to SubresourceSource, or iterable of (str, SubresourceSource), optional
+        By site id (pairs when a site id has several sources, as :meth:`items` gives them); none by
+        default (then only ``file://`` pages find their files).
 
     Examples
     --------
@@ -315,21 +318,30 @@ class SubresourceSources:
     (True, None)
     """
 
-    def __init__(self, sources: Mapping[str, SubresourceSource] | None = None) -> None:
-        self.sources = dict(sources or {})
+    def __init__(
+        self, sources: Mapping[str, SubresourceSource] | Iterable[tuple[str, SubresourceSource]] | None = None
+    ) -> None:
+        self._by_site: dict[str, list[SubresourceSource]] = {}
+        for site_id, source in sources.items() if isinstance(sources, Mapping) else sources or ():
+            self._by_site.setdefault(site_id, []).append(source)
         self._by_directory: dict[Path, DumpFiles] = {}
         self._lock = threading.Lock()
 
     @classmethod
     def of_dumps(cls, dumps: Iterable[SiteDump]) -> SubresourceSources:
         """The :class:`DumpFiles` of each site dump, by its site id."""
-        return cls({dump.site_id: DumpFiles(Path(dump.directory).resolve()) for dump in dumps})
+        return cls((dump.site_id, DumpFiles(Path(dump.directory).resolve())) for dump in dumps)
+
+    def items(self) -> list[tuple[str, SubresourceSource]]:
+        """Every ``(site id, source)``, in the order given: what the sources of several inputs are joined
+        from (``SubresourceSources([*a.items(), *b.items()])``)."""
+        return [(site_id, source) for site_id, sources in self._by_site.items() for source in sources]
 
     def for_page(self, page: Page) -> SubresourceSource | None:
         """What serves ``page``'s subresources, or ``None`` when unknown."""
-        known = self.sources.get(page.site_id)
-        if known is not None and known.holds_page(page):
-            return known
+        for known in self._by_site.get(page.site_id, ()):
+            if known.holds_page(page):
+                return known
         parts = urlsplit(page.url)
         if parts.scheme != "file":
             return None
