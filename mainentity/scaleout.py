@@ -65,33 +65,28 @@ class SiteTask:
 
     Attributes
     ----------
-    directory : Path or None
-        The site dump the pages were read from (``None`` for pages of WARC files).
+    sources : tuple of (Path or WarcSubresources)
+        Where the stylesheets, fonts and images served to the pages lie, one per input the site's pages
+        were read from (usually one; a site id two inputs share has two): a site dump's directory, or a
+        WARC input's records (not their bytes: the worker reads them from the same WARC path). Empty when
+        nothing serves them.
     pages : tuple of Page
         Pages of one site, in the order they were read.
     shard : tuple of (int, int) or None
         ``(index, n_shards)`` for a shard of a site-level recogniser's site: its pages are scored in
         the task (:class:`ScoredShard`) and predicted in the client once every shard of the site is in
         (:func:`predict_scored_shards`). ``None`` for a task whose pages are predicted in the task.
-    warc_subresources : WarcSubresources or None
-        For pages of WARC files, where the stylesheet, font and image records served to them lie (not
-        their bytes: the worker reads them from the same WARC path).
     """
 
-    directory: Path | None
+    sources: tuple[Path | WarcSubresources, ...]
     pages: tuple[Page, ...]
     shard: tuple[int, int] | None = None
-    warc_subresources: WarcSubresources | None = None
 
     def subresources(self) -> SubresourceSources:
         """What serves the task's pages' stylesheets, fonts and images, in the worker."""
-        if not self.pages:
-            return SubresourceSources()
-        if self.warc_subresources is not None:
-            return SubresourceSources({self.pages[0].site_id: self.warc_subresources})
-        if self.directory is not None:
-            return SubresourceSources({self.pages[0].site_id: DumpFiles(self.directory)})
-        return SubresourceSources()
+        site_id = self.pages[0].site_id if self.pages else ""
+        return SubresourceSources((site_id, DumpFiles(source) if isinstance(source, Path) else source)
+                                  for source in self.sources)
 
     def read(self, model: TrainedModel) -> PageDocuments:
         """How the task's pages become documents (the model's reader: the render cache and Chromium for
@@ -163,12 +158,15 @@ class ScoredShard:
 
 
 def _site_task(site: list[Page], subresources: SubresourceSources) -> SiteTask:
-    """The task of a whole site, carrying where its subresources lie (not what serves them: a
+    """The task of a whole site, carrying where its pages' subresources lie (not what serves them: a
     :class:`~mainentity.sitedump.DumpFiles` holds a lock and an in-memory copy)."""
-    source = subresources.for_page(site[0])  # the dump of its pages (a site id two inputs share has two)
-    if isinstance(source, WarcSubresources):
-        return SiteTask(None, tuple(site), warc_subresources=source)
-    return SiteTask(source.directory if isinstance(source, DumpFiles) else None, tuple(site))
+    found: list[Path | WarcSubresources] = []
+    for page in site:  # a site id that two inputs share: each page's own input
+        source = subresources.for_page(page)
+        where = source.directory if isinstance(source, DumpFiles) else source
+        if isinstance(where, (Path, WarcSubresources)) and where not in found:
+            found.append(where)
+    return SiteTask(tuple(found), tuple(site))
 
 
 def site_tasks(
@@ -203,8 +201,7 @@ def site_tasks(
     unprepared = [task for task in large
                   if site_level or (needs_cleaner and task.pages[0].site_id not in model.cleaners)]
     # the statistics task reads its whole site: render what the cache lacks first, shard by shard in parallel
-    uncached = [SiteTask(task.directory, task.pages[start:start + SHARD_PAGES],
-                         warc_subresources=task.warc_subresources)
+    uncached = [SiteTask(task.sources, task.pages[start:start + SHARD_PAGES])
                 for task in unprepared
                 if model.recognizer.needs_render and not _all_cached(task, model.config.render)
                 for start in range(0, len(task.pages), SHARD_PAGES)]
@@ -224,8 +221,8 @@ def site_tasks(
             tasks.append((task, None))
             continue
         starts = range(0, len(task.pages), SHARD_PAGES)
-        tasks.extend((SiteTask(task.directory, task.pages[start:start + SHARD_PAGES],
-                               (index, len(starts)) if site_level else None, task.warc_subresources), statistics)
+        tasks.extend((SiteTask(task.sources, task.pages[start:start + SHARD_PAGES],
+                               (index, len(starts)) if site_level else None), statistics)
                      for index, start in enumerate(starts))
     return tasks
 

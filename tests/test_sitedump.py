@@ -5,12 +5,17 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import pickle
 from pathlib import Path
+from types import SimpleNamespace
 
 import charset_normalizer
 import pytest
 
+from mainentity.loading import load_pages
 from mainentity.records import Page
+from mainentity.render.static import read_static
+from mainentity.scaleout import site_tasks
 from mainentity.sitedump import (
     DumpFiles,
     PageFailure,
@@ -529,9 +534,6 @@ def test_dump_files_reads_a_changed_file_again(tmp_path):
 def test_a_site_id_two_datasets_share_serves_each_page_its_own_dumps_files(tmp_path):
     """One host's dumps in two datasets (nine hosts of the shared news datasets are in two of them), read in one
     run: each page is served the style sheet of the dump it was read from, not the dataset read last's."""
-    from mainentity.loading import load_pages
-    from mainentity.render.static import read_static
-
     sizes = {"news-a": 40.0, "news-b": 12.0}
     for dataset, size in sizes.items():
         site = tmp_path / dataset / "sites" / "harbor.example"
@@ -551,6 +553,13 @@ def test_a_site_id_two_datasets_share_serves_each_page_its_own_dumps_files(tmp_p
     joined = SubresourceSources(loaded.subresources.items())
     assert [joined.for_page(page) for page in loaded.pages] == [loaded.subresources.for_page(page)
                                                                  for page in loaded.pages]
+    # a cluster run's task of the site carries both dumps to its worker, each page served its own
+    model = SimpleNamespace(recognizer=SimpleNamespace(site_level=True), cleaners={},
+                            config=SimpleNamespace(cleaning=SimpleNamespace(method="none")))
+    [(task, _)] = site_tasks(model, loaded.pages, cluster=None, subresources=loaded.subresources)
+    in_worker = pickle.loads(pickle.dumps(task)).subresources()
+    assert [in_worker.for_page(page).directory for page in loaded.pages] == [
+        (tmp_path / page.dataset / "sites" / "harbor.example").resolve() for page in loaded.pages]
 
 
 def test_subresource_sources_find_the_dump_of_a_page(tmp_path):

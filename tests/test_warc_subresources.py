@@ -22,7 +22,7 @@ from mainentity.render.cache import current_subresources
 from mainentity.render.settings import RenderOutcome
 from mainentity.scaleout import site_tasks
 from mainentity.sitedump import SubresourceSources, read_site_dump
-from mainentity.warc import read_warcs
+from mainentity.warc import WarcSubresources, read_warcs
 
 PAGE_URL = "https://css.example/p/kettle.html"
 CSS_URL = "https://css.example/css/site.css"
@@ -144,7 +144,7 @@ def test_a_cluster_task_carries_the_records_to_a_fresh_process(tmp_path):
     # a small site: one task, whole
     [(task, statistics)] = site_tasks(model, [kettle_page(warc)], cluster=None, subresources=warc_sources(warc))
     assert statistics is None
-    assert task.warc_subresources is not None and task.directory is None
+    assert [type(source) for source in task.sources] == [WarcSubresources]
     task_file = tmp_path / "task.pickle"
     task_file.write_bytes(pickle.dumps(task))
     code = (
