@@ -18,10 +18,14 @@ Short spikes between two samples can be missed. The pages are the shapes that on
   tags with ``<html>``, ``<body>`` and ``<h1>``) and under the text limit: the largest page either policy
   reads.
 
+With ``--dump DIR`` it measures ``predict DIR`` instead (a site dump or a dataset, e.g. the 2000 pages of
+booksamillion, whose peak the cost issue bounds at 1.5 GB), for ``--ways`` auto and always.
+
 Usage::
 
     python benchmarks/page_memory.py                      # every shape, every way
     python benchmarks/page_memory.py --shapes "50 MB word" --ways extract
+    python benchmarks/page_memory.py --dump ../shared/datasets/swde-book-booksamillion --ways auto
 """
 
 from __future__ import annotations
@@ -58,10 +62,11 @@ WAYS = ("auto", "always", "extract")
 
 
 def command(way: str, page: Path, out: Path) -> list[str]:
-    """The command that answers ``page`` the ``way`` named."""
+    """The command that answers ``page`` (a page file, or a dump read with its own URLs) the ``way`` named."""
     if way == "extract":
         return [sys.executable, "-c", EXTRACT, str(page), URL]
-    return [sys.executable, "-m", "mainentity", "predict", str(page), "--base-url", URL, "--render", way,
+    base_url = [] if page.is_dir() else ["--base-url", URL]
+    return [sys.executable, "-m", "mainentity", "predict", str(page), *base_url, "--render", way,
             "-o", str(out), "--overwrite"]
 
 
@@ -96,10 +101,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--shapes", nargs="+", choices=sorted(SHAPES), default=list(SHAPES))
     parser.add_argument("--ways", nargs="+", choices=WAYS, default=list(WAYS))
+    parser.add_argument("--dump", type=Path, help="measure predict on this site dump or dataset instead")
     args = parser.parse_args(argv)
     print("| page | bytes | way | peak memory of the process tree (MB) | seconds | answer |")
     print("|---|---:|---|---:|---:|---|")
     with tempfile.TemporaryDirectory() as tmp:
+        if args.dump is not None:
+            n_bytes = sum(file.stat().st_size for file in args.dump.rglob("*") if file.is_file())
+            for way in [way for way in args.ways if way != "extract"]:
+                out = Path(tmp) / "rows.jsonl"
+                peak, seconds, answer = measure(command(way, args.dump, out), out, Path(tmp) / f"cache-{way}")
+                print(f"| {args.dump.name} | {n_bytes} | {way} | {peak:.0f} | {seconds:.1f} | first row "
+                      f"{answer[:100]} |", flush=True)
+            return 0
         for shape in args.shapes:
             page = Path(tmp) / "page.html"
             page.write_text(SHAPES[shape](), encoding="utf-8")

@@ -6,8 +6,8 @@ own in one process (process CPU, ``time.process_time``):
 - ``load_inputs``: reading the dumps, decoding, and each dump's link graph (anchor texts, links home);
 - ``read_static`` of every page (the static reader: parse, CSS cascade, walk; a page it refuses counts);
 - the shipped static model's ``predict`` on all the readings in one call, as ``render_few`` makes it
-  (candidates, features, ranker, calibrator), with every text cache (``functools.lru_cache``) cleared first,
-  as a crawl's pages meet them; the least of ``--repeat`` runs.
+  (candidates, features, ranker, calibrator), with the text caches cleared first
+  (``warm_cache_speed.clear_text_caches``), as a crawl's pages meet them; the least of ``--repeat`` runs.
 
 ``benchmarks/stage_table.py`` splits a whole ``predict`` process into stages against trafilatura; this is the
 quicker before/after check of a change to one of these parts (run it on both commits, e.g. one in a git
@@ -24,23 +24,16 @@ postlight-half).
 from __future__ import annotations
 
 import argparse
-import functools
-import gc
 import os
 import sys
 import time
 from pathlib import Path
 
+from warm_cache_speed import clear_text_caches
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("MAINENTITY_DATASETS", REPO.parent / "shared" / "datasets"))
 LONE = ("readability-realworld", "fundus-half", "postlight-half")
-
-
-def clear_text_caches() -> None:
-    """Empty every ``functools.lru_cache`` of the process (the text caches among them)."""
-    for obj in gc.get_objects():
-        if isinstance(obj, functools._lru_cache_wrapper):
-            obj.cache_clear()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -55,9 +55,9 @@ def short_text_cache(function: Callable[..., _Result]) -> Callable[..., _Result]
     tokens take about ten bytes per character: a crawl's long texts would make a cache of 65 536 entries
     hold gigabytes. Its own page asks for it several times, though (candidates, their statistics, each
     Dice), so the last few long texts are kept too: at most 256 x 8192 x 10 bytes (21 MB) per cached
-    function, far less on real pages. On the lone pages of the shared datasets this takes the features'
-    CPU from 33 to 29 ms per page. The wrapper has the short texts' cache's ``cache_info``, and a
-    ``cache_clear`` that clears both.
+    function, far less on real pages. On the lone pages of the shared datasets this takes the static
+    model's CPU from 33 to 29 ms per page (``python benchmarks/static_path_speed.py``). The wrapper has
+    the short texts' cache's ``cache_info``, and a ``cache_clear`` that clears both.
 
     >>> @short_text_cache
     ... def n_words(text):

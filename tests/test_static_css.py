@@ -233,4 +233,5 @@ def test_the_plain_path_gives_up_on_a_hostile_part_without_backtracking(make):
     this one gives up in time linear in the part's length and leaves it to tinycss2."""
     text = make(20_000)
     assert static_css._plain_part_items(text) is None
-    assert compile_sheet(text) == _full_parse(text) or text.startswith("/*")  # tinycss2 nests 20 000 comments
+    if not text.startswith("/*"):  # 20 000 comments in a row: tinycss2's own parse is not the reference there
+        assert compile_sheet(text) == _full_parse(text)

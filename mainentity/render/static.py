@@ -299,7 +299,7 @@ def _boxless(tag: str, parent: _Context) -> bool:
 def _collapse(text: str) -> str:
     r"""``text.replace(/\s+/g, " ").trim()`` of blocks.js, then the renderer's :func:`collapse_whitespace`."""
     # JavaScript's \s is Python's white space (str.split) less U+001C-U+001F and U+0085, plus U+FEFF
-    return collapse_whitespace(text.replace("\ufeff", " ") if "\ufeff" in text else text)
+    return collapse_whitespace(text.replace("\ufeff", " "))
 
 
 def _heading_level(attributes: dict, tag: str) -> int:
