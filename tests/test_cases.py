@@ -267,6 +267,37 @@ def hosted_blog_pages() -> list[Page]:
     return pages
 
 
+THREADS = [("Which varnish for an oak table outdoors?", "Harbor Woodworkers' Forum", "[", "]"),
+           ("古い桐箪笥の修理について教えてください", "木工なんでも掲示板", "\uff1c", "\uff1e")]
+
+
+def bracketed_site_title_page(thread: str, site: str, opener: str, closer: str) -> Page:
+    """A lone forum thread whose ``<title>`` ends in the site's name in brackets ("Thread - Topic [Site]", as
+    Archive of Our Own and LWN.net set it; "Story ＜Site＞" on a Japanese fairy-tale site), the name large
+    in the header's home link (readability-realworld's archive-of-our-own page answered "Archive of Our Own":
+    the bracketed name was no segment of its own, so nothing said it names the site)."""
+    title = f"{thread} - Finishes {opener}{site}{closer}"
+    html = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{title}</title>"
+            "<style>body{font-family:sans-serif;font-size:15px} #header h1{font-size:30px} h2{font-size:20px}"
+            "</style></head><body>"
+            f"<div id='header'><h1><a href='/'><span>{site}</span> <sup>beta</sup></a></h1>"
+            "<ul><li><a href='/finishes'>Finishes</a></li><li><a href='/tools'>Tools</a></li></ul></div>"
+            f"<div class='thread'><p>Finishes</p><h2>{thread}</h2><p>Started by oakleaf</p>"
+            "<p>" + "I sanded it back to bare wood and wonder what lasts through a wet winter. " * 6 + "</p>"
+            "</div></body></html>")
+    slug = f"{zlib.crc32(thread.encode()):08x}"
+    return Page(f"own-forum-{slug}", f"thread/{slug}.html", f"https://forum-{slug}.example/thread/{slug}", html,
+                (thread,))
+
+
+@pytest.mark.parametrize("thread", THREADS, ids=["en", "ja"])
+def test_a_title_ending_in_the_sites_name_in_brackets_gives_the_page_its_own_name(general_model, render_cache_dir,
+                                                                                   thread):
+    page = bracketed_site_title_page(*thread)
+    (prediction,) = answer(general_model, [page], render_cache_dir)  # a dump of one page: no site evidence
+    assert prediction.main_entity == page.main_entity[0], (prediction.main_entity, prediction.candidates)
+
+
 CLIPS = ["Ferry fares rise for the third year in a row", "Lighthouse keeper retires after forty years",
          "Flooded road reopens after the spring storms"]
 

@@ -80,6 +80,12 @@ _DELIMITER = re.compile(rf"\s+(?:{_SPACED})\s+|:\s+|,\s+|{_PIPE}|{_BAR}|{_GLUED}
 # The delimiters a title joins its site and section on: those above but colons and commas, which also occur
 # inside a headline or a name ("Kenia: Nairobi von unten", "Act Like a Lady, Think Like a Man").
 _OUTER_DELIMITER = re.compile(rf"\s+(?:\|\||[-–—></«»·•.|?@])\s+|{_PIPE}|{_BAR}|{_GLUED}")
+# A title's last part set in square or CJK brackets after a space names its site or kind, not the page: "… |
+# My Hero Academia [Archive of Our Own]", "… 2015 [LWN.net]", "欲張りなイヌ ＜福娘童話集 きょうのイソップ童話＞".
+# It is cut as a segment of its own (read as " | " before it). Parentheses are left alone: a headline ends in
+# them as often ("… (3-3)", "… (Unsupported & undocumented, WIP)").
+_OPENERS, _CLOSERS = r"\[\uff3b\u3010\uff1c", r"\]\uff3d\u3011\uff1e"  # [ ［ 【 ＜ and their closers
+_BRACKETED_SUFFIX = re.compile(rf"\s[{_OPENERS}]([^{_OPENERS}{_CLOSERS}]+)[{_CLOSERS}]\s*\Z")
 _KEYWORD_SEPARATOR = re.compile(r"[,;]")
 _HOST_PREFIX = re.compile(r"^www\d*\.")
 _FILE_EXTENSION = re.compile(r"\.(?:s?html?|php\d?|aspx?|jsp|cgi|cfm|xml)$")
@@ -125,8 +131,16 @@ def split_title(title: str, *, inner: bool = True) -> list[str]:
     ['AC/DC Q&A', 'Live', 'May 5, 2020']
     >>> split_title("Kenia: Nairobi von unten, ein Besuch | Tageszeitung junge Welt", inner=False)
     ['Kenia: Nairobi von unten, ein Besuch', 'Tageszeitung junge Welt']
+
+    A last part in square or CJK brackets is a segment; parentheses are not cut:
+
+    >>> split_title("Which varnish outdoors? - Finishes [Harbor Forum]", inner=False)
+    ['Which varnish outdoors?', 'Finishes', 'Harbor Forum']
+    >>> split_title("欲張りなイヌ ＜福娘童話集 きょうのイソップ童話＞"), split_title("Ein Punkt (3-3)")
+    (['欲張りなイヌ', '福娘童話集 きょうのイソップ童話'], ['Ein Punkt (3-3)'])
     """
-    title = f" {collapse_whitespace(title)} "  # so that a leading or trailing delimiter matches
+    title = _BRACKETED_SUFFIX.sub(r" | \1", collapse_whitespace(title))
+    title = f" {title} "  # so that a leading or trailing delimiter matches
     pieces, start = [], 0
     for match in (_DELIMITER if inner else _OUTER_DELIMITER).finditer(title):
         before, after = title[match.start() - 1 : match.start()], title[match.end() : match.end() + 1]
