@@ -679,12 +679,10 @@ def test_a_page_built_by_its_script_is_answered_with_scripts_on_demand(general_m
     assert off.main_entity != pages[0].main_entity[0]
 
 
-@pytest.mark.xfail(strict=True, reason="a near tie since the retrain of 83b095e: the company's name, the <title> "
-                                       "shown in the header, scores 9.45 against the posting's heading 9.40")
 def test_a_lone_page_built_by_its_script_is_named_by_its_heading(general_model, render_cache_dir):
-    """Alone (no other page of the site to vote), the posting's title should win too: it did from the model
-    trained on five datasets (before, the known limit of SHOWN_GENERIC_TITLE_WITHOUT_SLUG) until the retrain
-    that made a host's last label a site name (the training pages' features moved, not this page's)."""
+    """Alone (no other page of the site to vote), the posting's title wins too. A near tie: it did from the
+    model trained on five datasets, lost to the company's name (the ``<title>`` shown in the header) after the
+    retrain of 83b095e, and wins again since f47ece7's (the training pages' features moved, not this page's)."""
     pages = job_pages()
     (alone,) = answer(general_model, pages[:1], render_cache_dir, "auto")
     assert alone.main_entity == pages[0].main_entity[0], alone.candidates
