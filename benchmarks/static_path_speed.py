@@ -24,16 +24,11 @@ postlight-half).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
-from pathlib import Path
 
+from stage_table import LONE, SHARED
 from warm_cache_speed import clear_text_caches
-
-REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("MAINENTITY_DATASETS", REPO.parent / "shared" / "datasets"))
-LONE = ("readability-realworld", "fundus-half", "postlight-half")
 
 
 def main(argv: list[str] | None = None) -> int:
