@@ -162,12 +162,19 @@ class RenderedPage:
         of its words in the ``<title>`` and the visible blocks, then the last one. A stale tag left by a
         theme's or plugin's defaults comes first in the ``<head>`` and the page's own template writes its
         tag after it (a reader that takes the first takes the stale one); a last tag that the page does
-        not bear out loses to one it does.
+        not bear out loses to one it does. A ``title`` tag that repeats the ``<title>`` word for word is left
+        out: it is the ``<title>``'s copy for search engines, no second statement of it (Kommersant sets its
+        ``<title>`` and this tag to a summary the page does not show, its og:title to its shown headline).
 
         >>> RenderedPage("Tide tables | Port", (("og:title", "Port"), ("og:title", "Tide tables")), ()).meta_titles
         ('Tide tables',)
+        >>> RenderedPage("Our critic on a storm", (("title", "Our critic on a storm"), ("og:title", "Rough Waters")),
+        ...              ()).meta_titles
+        ('Rough Waters',)
         """
-        tags = [(key, content) for key, content in self.meta if key in META_TITLE_KEYS and content]
+        own = self.title.split()
+        tags = [(key, content) for key, content in self.meta if key in META_TITLE_KEYS and content
+                and not (key == "title" and content.split() == own)]
         keys = [key for key, _ in tags]
         if len(set(keys)) < len(keys):
             tags = [tag for tag in tags if keys.count(tag[0]) == 1 or tag == self._agreeing_tag(tag[0], tags)]

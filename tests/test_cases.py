@@ -298,6 +298,39 @@ def test_a_title_ending_in_the_sites_name_in_brackets_gives_the_page_its_own_nam
     assert prediction.main_entity == page.main_entity[0], (prediction.main_entity, prediction.candidates)
 
 
+COLUMNS = [("Rough Waters", "Anna Berg on the harbour council's vote over the ferry contract"),
+           ("Small Hours", "Why the night bakers of Tarrow Street are closing their ovens")]
+
+
+def seo_title_column_page(headline: str, summary: str) -> Page:
+    """A lone column page whose ``<title>``, and the ``title`` meta tag that copies it, give a summary the page
+    never shows, while its shown headline, under the fold below an advertisement, is also its og:title and
+    JSON-LD ``headline`` (fundus-half's Kommersant page, left out of training, answered its ``<title>``: the
+    copy counted as a second meta title that agreed with it; the shipped model, which learned from that page,
+    answered this one right before the copy was dropped too)."""
+    data = json.dumps({"@context": "https://schema.org", "@type": "NewsArticle", "headline": headline})
+    html = ("<!DOCTYPE html><html><head><meta charset='utf-8'>"
+            f"<title>{summary}</title><meta name='title' content=\"{summary}\">"
+            f"<meta property='og:title' content='{headline}'><meta name='twitter:title' content='{headline}'>"
+            f"<script type='application/ld+json'>{data}</script>"
+            "<style>body{font-family:Georgia,serif;font-size:16px} h1{font-size:40px}</style>"
+            "</head><body><nav><a href='/'>The Harbour Review</a> <a href='/columns'>Columns</a>"
+            " <a href='/city'>City</a></nav><div style='height:900px'><p>Advertisement</p></div><main><p>Column</p>"
+            f"<h1>{headline}</h1>"
+            "<p>By Anna Berg</p><p>" + "The council met again on Tuesday and the room was full long before six. " * 8
+            + "</p></main></body></html>")
+    slug = "-".join(headline.lower().split())
+    return Page(f"own-column-{slug}", f"columns/{slug}.html", f"https://harbour-{slug}.example/columns/{slug}",
+                html, (headline,))
+
+
+@pytest.mark.parametrize("column", COLUMNS, ids=[column[0] for column in COLUMNS])
+def test_a_title_copied_into_the_title_meta_tag_is_one_statement_not_two(general_model, render_cache_dir, column):
+    page = seo_title_column_page(*column)
+    (prediction,) = answer(general_model, [page], render_cache_dir)
+    assert prediction.main_entity == page.main_entity[0], (prediction.main_entity, prediction.candidates)
+
+
 CLIPS = ["Ferry fares rise for the third year in a row", "Lighthouse keeper retires after forty years",
          "Flooded road reopens after the spring storms"]
 

@@ -102,6 +102,24 @@ def test_dice_features_match_their_definition():
     assert column(x, "in_link").tolist() == [0.0, 1.0]
 
 
+def test_the_title_meta_tag_that_copies_the_title_is_no_second_meta_title():
+    """Kommersant's ``<title>`` and ``title`` tag hold one summary the page does not show; og:title and
+    twitter:title its shown headline. Only the og and twitter tags are meta titles: the summary scores no
+    meta_dice, the headline all of it."""
+    summary = "Our critic on the harbour council's vote over the ferry contract"
+    blocks = [block("Rough Waters", 900, 40, level=1), block("The council met again on Tuesday. " * 6, 1000)]
+    meta = [("title", summary), ("og:title", "Rough Waters"), ("twitter:title", "Rough Waters")]
+    x = features(blocks, title=summary, meta=meta)
+    assert column(x, "meta_dice").tolist() == [1.0, 0.0]
+    rendered = RenderedPage(summary, tuple(meta), tuple(blocks))
+    candidates = page_candidates(rendered)
+    x = candidate_features(candidates, Page("s", "p.html", "https://harbour.example/doc/7715044", ""), rendered)
+    assert [c.text for c in candidates][-1] == summary and column(x, "meta_dice")[-1] == 0.0
+    # a ``title`` tag that says something else than the ``<title>`` is a statement of its own
+    x = features(blocks, title=summary, meta=[("title", "Rough Waters")])
+    assert column(x, "meta_dice").tolist() == [1.0, 0.0]
+
+
 def test_a_text_that_starts_with_a_joining_mark_continues_another():
     blocks = [block("Old Towns", 100, 30, level=1), block(": A Quiet Place to Stay", 100, 30, level=1),
               block(" - Size M", 140), block("C++ in depth", 180), block("(Paperback)", 200), block("-5% today", 220)]
