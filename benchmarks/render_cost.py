@@ -16,7 +16,7 @@ given per dataset (``auto`` against ``always`` on each). One ``predict`` reads a
 hosts that readability-realworld and postlight-half share (arstechnica.com, medium.com, ...) are read as one
 site each, 236 site ids for the datasets' 245 sites.
 
-Usage (from the repository root, ../shared beside it)::
+Usage (from the repository root, ../shared beside it, or its ``datasets`` folder in ``MAINENTITY_DATASETS``)::
 
     python benchmarks/render_cost.py [--datasets booksamillion christianbook readability lone sample] [--out FILE.md]
 """
@@ -36,13 +36,17 @@ from collections import Counter
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared" / "datasets"
+#: The shared labeled datasets: ``../shared/datasets`` beside the repository unless ``MAINENTITY_DATASETS`` names
+#: another folder (the other benchmarks of the shared datasets take it from here).
+SHARED = Path(os.environ.get("MAINENTITY_DATASETS", REPO.parent / "shared" / "datasets"))
+#: The multi-site datasets: the lone pages of a crawl, one or a few per site.
+LONE = ("readability-realworld", "fundus-half", "postlight-half")
 #: The datasets of each name, given to one ``predict`` together.
 DATASETS = {
     "christianbook": (SHARED / "swde-book-christianbook",),
     "booksamillion": (SHARED / "swde-book-booksamillion",),
     "readability": (SHARED / "readability-realworld",),
-    "lone": (SHARED / "readability-realworld", SHARED / "fundus-half", SHARED / "postlight-half"),
+    "lone": tuple(SHARED / name for name in LONE),
     "sample": (REPO / "datasets" / "sample-shop",),
 }
 SYSTEMS = ("always", "auto", "trafilatura", "readability-lxml")

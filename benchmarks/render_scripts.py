@@ -34,13 +34,14 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from render_cost import SHARED
+
 from mainentity.config import default_cache_dir
 from mainentity.records import Page
 from mainentity.render import RenderSettings, render_pages
 from mainentity.render.scripts import unfinished_reason
 from mainentity.sitedump import SubresourceSources, read_site_dump
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 CORPORA = {
     "christianbook": [SHARED / "swde-book-christianbook" / "sites" / "christianbook"],
     "readability": sorted((SHARED / "readability-realworld" / "sites").glob("*")),

@@ -46,11 +46,9 @@ from collections import Counter, defaultdict  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from render_cost import children_cpu, labeled_pages, run_peer  # noqa: E402
+from render_cost import LONE, SHARED, children_cpu, labeled_pages, run_peer  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("MAINENTITY_DATASETS", REPO.parent / "shared" / "datasets"))
-LONE = ("readability-realworld", "fundus-half", "postlight-half")
 SETS = {"lone": LONE, "dump": ("swde-book-booksamillion",), "one": LONE}
 #: Stages in the order a page passes through them.
 STAGES = ("process start", "imports", "model load", "reading and decoding", "static parse", "CSS cascade",

@@ -18,13 +18,13 @@ Exit status 1 when a part's items differ.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
 
+from render_cost import SHARED
+
 REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("MAINENTITY_DATASETS", REPO.parent / "shared" / "datasets"))
 
 
 def author_sheets(datasets: list[Path]) -> list:

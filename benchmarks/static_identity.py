@@ -21,13 +21,13 @@ import argparse
 import hashlib
 import json
 import logging
-import os
 import sys
 from collections import defaultdict
 from pathlib import Path
 
+from render_cost import SHARED
+
 REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("MAINENTITY_DATASETS", REPO.parent / "shared" / "datasets"))
 DATASETS = ("readability-realworld", "fundus-half", "postlight-half", "swde-book-booksamillion",
             "swde-book-christianbook")
 

@@ -27,7 +27,7 @@ import argparse
 import sys
 import time
 
-from stage_table import LONE, SHARED
+from render_cost import LONE, SHARED
 from warm_cache_speed import clear_text_caches
 
 

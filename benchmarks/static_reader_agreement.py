@@ -26,13 +26,14 @@ import time
 from dataclasses import astuple, fields
 from pathlib import Path
 
+from render_cost import SHARED
+
 from mainentity.render import RenderSettings, render_pages
 from mainentity.render.static import read_static
 from mainentity.render.static_agreement import Agreement, agreement
 from mainentity.sitedump import SubresourceSources, read_site_dump
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared" / "datasets"
 CORPORA = {
     "sample-shop": [REPO / "datasets" / "sample-shop" / "sites" / "sample-shop"],
     "christianbook": [SHARED / "swde-book-christianbook" / "sites" / "christianbook"],
