@@ -331,6 +331,34 @@ def test_a_title_copied_into_the_title_meta_tag_is_one_statement_not_two(general
     assert prediction.main_entity == page.main_entity[0], (prediction.main_entity, prediction.candidates)
 
 
+SECTION_CLIPS = [("OL i Paris 2024: Tårene rant for Lene Retzius", "OL Paris 2024"),
+                 ("The harbour ferry returns after the storm", "Ferry Week 2026")]
+
+
+def section_title_clip_page(headline: str, section: str) -> Page:
+    """A lone video page whose headline is only in its ``<title>``, with a section after it ("… – OL Paris
+    2024", whose words the headline repeats), and in its og:title without the section; nothing else names
+    the section (fundus-half's NRK page answered the whole ``<title>``)."""
+    html = ("<!DOCTYPE html><html><head><meta charset='utf-8'>"
+            f"<title>{headline} – {section}</title><meta property='og:title' content='{headline}'>"
+            "<style>body{font-family:Arial,sans-serif;font-size:15px} .player{width:640px;height:360px;"
+            "background:#111}</style></head><body><header><a href='/' style='font-size:30px;font-weight:900'>"
+            "Kystposten</a> <a href='/sport'>Sport</a> <a href='/tv'>TV</a></header><main><div class='player'>"
+            "</div><p>Se hele reportasjen.</p><p style='font-size:12px'>Publisert 5. august</p><h3>Mer fra OL</h3>"
+            "<ul><li><a href='/a'>Gull i roing</a></li><li><a href='/b'>Sølv i sykling</a></li></ul></main></body>"
+            "</html>")
+    slug = f"{zlib.crc32(headline.encode()):08x}"
+    return Page(f"own-tv-{slug}", f"tv/{slug}.html", f"https://kyst-{slug}.example/tv/{slug}", html, (headline,))
+
+
+@pytest.mark.parametrize("clip", SECTION_CLIPS, ids=["repeated-words", "plain"])
+def test_a_titles_section_that_the_og_title_leaves_out_is_no_part_of_the_answer(general_model, render_cache_dir,
+                                                                                   clip):
+    page = section_title_clip_page(*clip)
+    (prediction,) = answer(general_model, [page], render_cache_dir)
+    assert prediction.main_entity == page.main_entity[0], (prediction.main_entity, prediction.candidates)
+
+
 CLIPS = ["Ferry fares rise for the third year in a row", "Lighthouse keeper retires after forty years",
          "Flooded road reopens after the spring storms"]
 

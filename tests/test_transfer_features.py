@@ -120,6 +120,27 @@ def test_the_title_meta_tag_that_copies_the_title_is_no_second_meta_title():
     assert column(x, "meta_dice").tolist() == [1.0, 0.0]
 
 
+def test_the_segments_a_shorter_title_leaves_out_name_a_section():
+    """NRK's ``<title>`` is its og:title with " – OL Paris 2024" (a section no other evidence names) after it:
+    that segment names the site's section, so the whole title holds a site name and is no title segment; the
+    og:title is one still. Without the og:title nothing says so."""
+    title = "Tide turns at the harbour – Ferry Week"
+    blocks = [block("Watch the report", 120, 20), block("The ferry sailed at dawn. " * 6, 300)]
+
+    def columns(meta):
+        rendered = RenderedPage(title, tuple(meta), tuple(blocks))
+        candidates = page_candidates(rendered)
+        x = candidate_features(candidates, Page("s", "p.html", "https://quay.example/v/41", ""), rendered)
+        return {c.text: tuple(column(x, name)[i] for name in ("title_segment_exact", "site_name", "holds_site_name"))
+                for i, c in enumerate(candidates) if c.kind == "title"}
+
+    with_og = columns([("og:title", "Tide turns at the harbour")])
+    assert with_og == {title: (0.0, 0.0, 1.0), "Tide turns at the harbour": (1.0, 0.0, 0.0),
+                       "Ferry Week": (0.0, 1.0, 0.0)}
+    assert columns([]) == {title: (1.0, 0.0, 0.0), "Tide turns at the harbour": (1.0, 0.0, 0.0),
+                           "Ferry Week": (1.0, 0.0, 0.0)}
+
+
 def test_a_text_that_starts_with_a_joining_mark_continues_another():
     blocks = [block("Old Towns", 100, 30, level=1), block(": A Quiet Place to Stay", 100, 30, level=1),
               block(" - Size M", 140), block("C++ in depth", 180), block("(Paperback)", 200), block("-5% today", 220)]

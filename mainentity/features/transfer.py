@@ -36,7 +36,9 @@ the page's own statements of its title (Gali & Fränti 2016: title tag, meta tit
     JSON-LD ``headline`` or ``name``; ``url_dice`` Dice with the terms of the URL's last path segment;
     ``site_name`` its letters and digits, run together, hold or are held by the page's
     ``og:site_name``, a title segment that most pages of the site repeat, a title's last segment that
-    the page's link to its site's home page shows (``Page.home_link_texts``), the URL's domain
+    the page's link to its site's home page shows (``Page.home_link_texts``), a title's segments that a
+    shorter title of the page leaves out (its og:title without " – OL Paris 2024": a section's name),
+    the URL's domain
     (:func:`~mainentity.features.title_segments.url_parts`), or a document generator's default title
     ("PowerPoint Presentation": it names the software, not the page), at least 4 characters: "Quanta
     Magazine" on quantamagazine.org; a name of 2 or 3 characters only when the text is that name whole
@@ -283,6 +285,7 @@ def _site_names(rendered: RenderedPage, domain: str, site_titles: Sequence[str] 
     "stevenhgm.pixnet", whose pages end their titles with "痞客邦 PIXNET"), the
     title segments of :data:`MIN_SITE_NAME_CHARS` or more that most pages of the site repeat, the last
     title segments that a link of the page to its site's home page shows (:func:`_named_by_home_link`),
+    the segments that a shorter title of the page leaves out (:func:`_decoration_segments`),
     and a document generator's default title (:data:`GENERATOR_TITLES`), which names the software, not
     the page.
 
@@ -295,10 +298,44 @@ def _site_names(rendered: RenderedPage, domain: str, site_titles: Sequence[str] 
     # a short segment most titles repeat is as often a category ("Tea") as the site's name
     names += [name for segment in site_titles if len(name := _text_stats(segment)[4]) >= MIN_SITE_NAME_CHARS]
     names += _named_by_home_link(rendered, home_link_texts)
+    names += [_text_stats(segment)[4] for segment in _decoration_segments(rendered)]
     if (title := _text_stats(rendered.title)[4]) in _GENERATOR_TITLE_KEYS:
         names.append(title)
     domains = [domain.replace(".", ""), *([domain.rsplit(".", 1)[1]] if "." in domain else [])]
     return tuple(name for name in [*names, *domains] if len(name) >= MIN_SHORT_NAME_CHARS)
+
+
+def _decoration_segments(rendered: RenderedPage) -> list[str]:
+    """The segments of a page's ``<title>`` or meta title that another of its titles, all of whose segments
+    the first one begins or ends with, leaves out: the publisher's shorter statement of the title says they
+    name a section or the site ("OL Paris 2024" of NRK's "<headline> – OL Paris 2024", whose og:title is the
+    headline; "Sport" and "BILD.de" of Bild's "<headline> | Sport | BILD.de").
+
+    >>> _decoration_segments(RenderedPage("Tide turns – Ferry Week", (("og:title", "Tide turns"),), ()))
+    ['Ferry Week']
+    >>> _decoration_segments(RenderedPage("Ferry Week | Tide turns", (("og:title", "Tide turns"),), ()))
+    ['Ferry Week']
+    >>> _decoration_segments(RenderedPage("Tide turns", (("og:title", "Tide turns"),), ()))
+    []
+    >>> kicker = "Ferry Week: Tide turns"
+    >>> _decoration_segments(RenderedPage(f"{kicker} – Ferry Week", (("og:title", kicker),), ()))
+    []
+    """
+    titles = [title for title in (rendered.title, *rendered.meta_titles) if title]
+    cut = [(split_title(title), [normalize_text(piece) for piece in split_title(title)]) for title in titles]
+    segments = []
+    for pieces, keys in cut:
+        for _, part in cut:
+            if 0 < len(part) < len(keys):
+                if keys[:len(part)] == part:
+                    rest = pieces[len(part):]
+                elif keys[-len(part):] == part:
+                    rest = pieces[:-len(part)]
+                else:
+                    continue
+                # a kicker that repeats the section ("Sport: <headline> | Sport") is the headline's own
+                segments += [piece for piece in rest if normalize_text(piece) not in part]
+    return list(dict.fromkeys(segments))
 
 
 def _named_by_home_link(rendered: RenderedPage, home_link_texts: Sequence[str]) -> list[str]:
