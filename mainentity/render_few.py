@@ -81,7 +81,7 @@ class RenderFewSettings:
         (``benchmarks/results/static_model.md``): the lowest threshold (in steps of 0.05) at which the mixed
         answers stay within 0.005 ROUGE-1 F1 of rendering every page on each dataset left out. On the three
         news and blog sets left out (296 lone pages of ~245 sites) the static model's score is at least 0.85 on
-        79.4% of the pages (83.8% at 0.8, which loses 0.012 F1 on postlight: one page, a near tie that
+        79.4% of the pages (83.8% at 0.8, which loses 0.012 F1 on postlight: a page's worth, a near tie that
         retrains move between 0.8 and 0.85, so the rule has picked 0.8 and 0.85 in turn);
         ``auto`` answers fewer of them statically, since a page whose answer is a heading's part, or
         that the static reader cannot read, is rendered whatever its score. The cost on real pages is in

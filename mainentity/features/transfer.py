@@ -321,8 +321,8 @@ def _decoration_segments(rendered: RenderedPage) -> list[str]:
     >>> _decoration_segments(RenderedPage(f"{kicker} – Ferry Week", (("og:title", kicker),), ()))
     []
     """
-    titles = [title for title in (rendered.title, *rendered.meta_titles) if title]
-    cut = [(split_title(title), [normalize_text(piece) for piece in split_title(title)]) for title in titles]
+    cut = [(pieces, [normalize_text(piece) for piece in pieces])
+           for pieces in (split_title(title) for title in (rendered.title, *rendered.meta_titles) if title)]
     segments = []
     for pieces, keys in cut:
         for _, part in cut:
