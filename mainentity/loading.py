@@ -121,7 +121,38 @@ def load_pages(
         failures.extend(site.failures)
         coverage.append(graph.coverage)
     log_anchor_coverage(coverage, configurable=configurable)
-    return LoadedPages(tuple(pages), tuple(failures), tuple(coverage), SubresourceSources(sources))
+    pages, repeated = one_page_per_key(pages)
+    return LoadedPages(tuple(pages), tuple(failures + repeated), tuple(coverage), SubresourceSources(sources))
+
+
+def one_page_per_key(pages: Iterable[Page]) -> tuple[list[Page], list[PageFailure]]:
+    """The pages with one page per site id and path (:func:`page_key`), and a failure for each page left out.
+
+    Predictions, labels and a resumed output name a page by its site id and path, so two pages with the
+    same pair would share one row: the second would take the first's answer, or the first be skipped as
+    done. Two inputs give such pages when two folders of one name hold a file of one name, or two datasets a
+    site of one id with a page at one path. The first is kept; a later one with the same URL and HTML is
+    the same page given twice and is dropped silently; any other is a failure, named by its URL (its row's
+    ``path``, so that the kept page's row is not taken for it), whose reason names the page it yields to.
+
+    >>> first = Page("shop", "item.html", "file:///x/shop/item.html", "<h1>Oak Shelf</h1>")
+    >>> other = Page("shop", "item.html", "file:///y/shop/item.html", "<h1>Pine Desk</h1>")
+    >>> kept, failures = one_page_per_key([first, other, first])
+    >>> [page.url for page in kept], [failure.path for failure in failures]
+    (['file:///x/shop/item.html'], ['file:///y/shop/item.html'])
+    >>> print(failures[0].reason.split(", read")[0])
+    file:///y/shop/item.html: its site id 'shop' and path 'item.html' are those of file:///x/shop/item.html
+    """
+    kept: dict[tuple[str, str], Page] = {}
+    failures: list[PageFailure] = []
+    for page in pages:
+        first = kept.setdefault(page_key(page), page)
+        if first is page or (first.url == page.url and first.html == page.html):
+            continue
+        failures.append(PageFailure(page.site_id, page.url, f"{page.url}: its site id {page.site_id!r} and path "
+                                    f"{page.path!r} are those of {first.url}, read before it; rows name a page by "
+                                    "both, so predict it in another run or from a folder of another name", page.url))
+    return list(kept.values()), failures
 
 
 def is_page_input(path: str | Path) -> bool:
@@ -264,7 +295,8 @@ def load_inputs(
             continue
         pages.append(page)
         sources.extend(subresources.items())
-    return LoadedPages(tuple(pages), tuple(failures), loaded.anchor_coverage, SubresourceSources(sources))
+    pages, repeated = one_page_per_key(pages)
+    return LoadedPages(tuple(pages), tuple(failures + repeated), loaded.anchor_coverage, SubresourceSources(sources))
 
 
 def read_stdin(max_bytes: int = MAX_PAGE_BYTES) -> bytes:

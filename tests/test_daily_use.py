@@ -228,6 +228,33 @@ def test_an_unreadable_html_file_among_single_pages_is_one_error_row(tmp_path):
     assert "empty" in reasons["empty.html"] and "binary.html" in reasons["binary.html"]
 
 
+def test_two_files_of_one_name_in_folders_of_one_name_are_two_rows_not_one(tmp_path):
+    """Rows name a page by site id (the folder's name) and path (the file's): x/shop/item.html and
+    y/shop/item.html would share one row, the second taking the first's answer (the bug: both rows
+    answered "Pine Desk"). The first is predicted, the second is an error row naming both; the same file
+    given twice is one page; a resumed run writes nothing again."""
+    from mainentity.cli import main
+
+    files = []
+    for folder, name in (("x", "Oak Shelf"), ("y", "Pine Desk")):
+        (tmp_path / folder / "shop").mkdir(parents=True)
+        files.append(tmp_path / folder / "shop" / "item.html")
+        files[-1].write_text(f"<html><head><title>{name}</title></head><body><h1>{name}</h1>"
+                             "<p>Solid wood, oiled by hand.</p></body></html>", encoding="utf-8")
+    loaded = load_inputs([str(files[0]), str(files[1]), str(files[0])])
+    assert [page.url for page in loaded.pages] == [files[0].as_uri()]
+    (failure,) = loaded.failures
+    assert failure.path == files[1].as_uri() and files[0].as_uri() in failure.reason
+    out = tmp_path / "rows.jsonl"
+    assert main(["predict", str(files[0]), str(files[1]), "-o", str(out)]) == 0
+    rows = {row["url"]: row for row in map(json.loads, out.read_text(encoding="utf-8").splitlines())}
+    assert rows[files[0].as_uri()]["main_entity"] == "Oak Shelf"
+    assert rows[files[1].as_uri()]["main_entity"] == "" and "site id 'shop'" in rows[files[1].as_uri()]["error"]
+    first = out.read_text(encoding="utf-8")
+    assert main(["predict", str(files[0]), str(files[1]), "-o", str(out)]) == 0
+    assert out.read_text(encoding="utf-8") == first
+
+
 def test_a_shipped_model_given_by_path_reports_outside_the_package(tmp_path, monkeypatch):
     """``evaluate mainentity/pretrained/general DATASET`` (a path, not the name) and the shipped models of
     another checkout report under runs/pretrained-<name>/ of the working directory, never into the package."""
