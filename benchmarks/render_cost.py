@@ -8,7 +8,9 @@ Chromium), read from ``getrusage(RUSAGE_CHILDREN)`` before and after. The peers 
 reads each page's bytes and calls the library (trafilatura's ``extract_metadata(...).title``,
 readability-lxml's ``Document(...).short_title()``), and nothing else. Accuracy is ROUGE-1 F1 and exact
 match against the labels (``mainentity.evaluation.metrics.score_page``); for ``auto`` also the share of
-pages rendered and the agreement with ``always``.
+pages rendered and the agreement with ``always``. With ``--warm``, ``always`` and ``auto`` each run a second
+time on their own render cache, now filled by their first run (a site predicted again, a crawl re-read after
+a model update): what the cache saves, against the same peers' run.
 
 ``lone`` is the three multi-site datasets together (readability-realworld, fundus-half, postlight-half: 296
 pages, most sites one page), given to one ``predict`` as a crawl of lone pages would be; its accuracy is also
@@ -18,7 +20,8 @@ site each, 236 site ids for the datasets' 245 sites.
 
 Usage (from the repository root, ../shared beside it, or its ``datasets`` folder in ``MAINENTITY_DATASETS``)::
 
-    python benchmarks/render_cost.py [--datasets booksamillion christianbook readability lone sample] [--out FILE.md]
+    python benchmarks/render_cost.py [--datasets booksamillion christianbook readability lone sample] [--warm]
+                                     [--out FILE.md]
 """
 
 from __future__ import annotations
@@ -50,6 +53,8 @@ DATASETS = {
     "sample": (REPO / "datasets" / "sample-shop",),
 }
 SYSTEMS = ("always", "auto", "trafilatura", "readability-lxml")
+#: What a warm render cache changes: the systems that render.
+RENDERING = ("always", "auto")
 
 
 def labeled_pages(datasets: tuple[Path, ...]) -> list[tuple[str, str, Path, str, list[str]]]:
@@ -104,10 +109,13 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def measure(system: str, datasets: tuple[Path, ...], work: Path) -> tuple[float, float, dict]:
-    """CPU seconds and wall seconds of one system on the datasets, and its rows by ``(site_id, path)``."""
-    out = work / f"{system}.jsonl"
-    env = {**os.environ, "XDG_CACHE_HOME": str(work / f"cache-{system}")}  # a cold render cache
+def measure(system: str, datasets: tuple[Path, ...], work: Path, warm: bool = False) -> tuple[float, float, dict]:
+    """CPU seconds and wall seconds of one system on the datasets, and its rows by ``(site_id, path)``.
+
+    Each system has a render cache of its own under ``work``: cold at its first run, ``warm`` (filled by that
+    run) at its second."""
+    out = work / f"{system}{'-warm' if warm else ''}.jsonl"
+    env = {**os.environ, "XDG_CACHE_HOME": str(work / f"cache-{system}")}
     before, started = children_cpu(), time.perf_counter()
     subprocess.run(command(system, datasets, out), env=env, check=True, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)
@@ -132,27 +140,31 @@ def accuracy(rows: dict, pages) -> tuple[float, float]:
     return statistics.fmean(f1), statistics.fmean(exact)
 
 
-def benchmark(name: str, datasets: tuple[Path, ...]) -> list[dict]:
-    """One row per system: pages, CPU ms per page, wall s, ROUGE-1 F1, exact, pages rendered; for several
-    datasets, ``per_dataset``: ROUGE-1 F1 of each dataset's pages."""
+def benchmark(name: str, datasets: tuple[Path, ...], warm: bool = False) -> list[dict]:
+    """One row per system (and, with ``warm``, per rendering system run again on its filled cache: ``always,
+    warm cache``, ``auto, warm cache``): pages, CPU ms per page, wall s, ROUGE-1 F1, exact, pages rendered
+    (read from the cache, when warm); for several datasets, ``per_dataset``: ROUGE-1 F1 of each dataset's pages."""
     pages = labeled_pages(datasets)
     results, answers = [], {}
+    runs = [(system, False) for system in SYSTEMS] + ([(system, True) for system in RENDERING] if warm else [])
     with tempfile.TemporaryDirectory() as tmp:
-        for system in SYSTEMS:
-            cpu, wall, rows = measure(system, datasets, Path(tmp))
-            answers[system] = rows
+        for system, second in runs:
+            label = f"{system}, warm cache" if second else system
+            cpu, wall, rows = measure(system, datasets, Path(tmp), warm=second)
+            answers[label] = rows
             f1, exact = accuracy(rows, pages)
             rendered = Counter(row.get("answered_by", "") for row in rows.values())
-            results.append({"dataset": name, "system": system, "n_pages": len(pages),
+            results.append({"dataset": name, "system": label, "n_pages": len(pages),
                             "cpu_ms_per_page": 1000 * cpu / len(pages), "wall_s": wall, "rouge1_f": f1, "exact": exact,
-                            "rendered": rendered["rendered"] if system in ("always", "auto") else 0,
+                            "rendered": rendered["rendered"] if system in RENDERING else 0,
                             "per_dataset": {dataset.name: accuracy(rows, labeled_pages((dataset,)))[0]
                                             for dataset in datasets} if len(datasets) > 1 else {}})
-    agree = sum(answers["auto"][key]["main_entity"] == row["main_entity"] for key, row in answers["always"].items())
     trafilatura = results[SYSTEMS.index("trafilatura")]["cpu_ms_per_page"]
     for row in results:
         row["x_trafilatura"] = row["cpu_ms_per_page"] / trafilatura
-        row["same_as_always"] = agree / len(answers["always"]) if row["system"] == "auto" else float("nan")
+        row["same_as_always"] = (sum(answers[row["system"]][key]["main_entity"] == always["main_entity"]
+                                     for key, always in answers["always"].items()) / len(answers["always"])
+                                 if row["system"].startswith("auto") else float("nan"))
     return results
 
 
@@ -161,12 +173,13 @@ def table(results: list[dict]) -> str:
              " same as always |", "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for r in results:
         same = "" if r["same_as_always"] != r["same_as_always"] else f"{r['same_as_always']:.3f}"
-        rendered = f"{r['rendered']} ({r['rendered'] / r['n_pages']:.1%})" if r["system"] in ("always", "auto") else ""
+        rendered = (f"{r['rendered']} ({r['rendered'] / r['n_pages']:.1%})"
+                    if r["system"].split(",")[0] in RENDERING else "")
         lines.append(f"| {r['dataset']} | {r['system']} | {r['n_pages']} | {r['cpu_ms_per_page']:.1f} | "
                      f"{r['x_trafilatura']:.2f} | {r['wall_s']:.1f} | {rendered} | {r['rouge1_f']:.3f} | "
                      f"{r['exact']:.3f} | {same} |")
     for r in results:
-        if r["per_dataset"] and r["system"] in ("always", "auto"):
+        if r["per_dataset"] and r["system"] in RENDERING:
             lines.append(f"\n{r['dataset']}, {r['system']}, ROUGE-1 F1 per dataset: "
                          + ", ".join(f"{name} {f1:.3f}" for name, f1 in r["per_dataset"].items()))
     return "\n".join(lines)
@@ -176,6 +189,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", choices=sorted(DATASETS), default=list(DATASETS))
     parser.add_argument("--peer", nargs="+", metavar="NAME OUT DATASET", help=argparse.SUPPRESS)
+    parser.add_argument("--warm", action="store_true", help="also run always and auto again on their filled caches")
     parser.add_argument("--out", help="also write the table to this Markdown file")
     args = parser.parse_args(argv)
     if args.peer:
@@ -183,15 +197,16 @@ def main(argv=None) -> int:
         return 0
     results = []
     for name in args.datasets:
-        results.extend(benchmark(name, DATASETS[name]))
+        results.extend(benchmark(name, DATASETS[name], warm=args.warm))
         print(table([r for r in results if r["dataset"] == name]), flush=True)
     text = table(results)
     if args.out:
         load = os.getloadavg()[0]
         Path(args.out).write_text(
             f"# Cost per page: render always against auto, and two static extractors\n\n"
-            f"`python benchmarks/render_cost.py --datasets {' '.join(args.datasets)}` (load average at the end "
-            f"{load:.1f} on {os.cpu_count()} cores; cold render cache per system; CPU of the whole process tree)."
+            f"`python benchmarks/render_cost.py --datasets {' '.join(args.datasets)}{' --warm' if args.warm else ''}` "
+            f"(load average at the end {load:.1f} on {os.cpu_count()} cores; a render cache per system, cold at its "
+            f"first run; CPU of the whole process tree)."
             f"\n\n{text}\n", encoding="utf-8")
     return 0
 
