@@ -130,12 +130,14 @@ class PredictionWriter:
         if not self.path.is_file():
             raise ValueError(f"output {self.path} exists and is not a file")
         try:
-            text = self.path.read_text(encoding="utf-8")
+            with self.path.open(encoding="utf-8", newline="") as file:  # a "\r" in a CSV field stays one
+                text = file.read()
         except UnicodeDecodeError as error:
             raise ValueError(f"output {self.path} exists and is not a predictions file: {error}") from error
         if text and not text.endswith("\n"):
             text = text[: text.rfind("\n") + 1]
-            self.path.write_text(text, encoding="utf-8")
+            with self.path.open("w", encoding="utf-8", newline="") as file:
+                file.write(text)
         try:
             if self.format == "jsonl":
                 rows = [_json_row(line, number) for number, line in enumerate(text.split("\n"), 1) if line.strip()]

@@ -125,3 +125,19 @@ def test_a_predict_run_over_pages_named_with_unicode_line_breaks_resumes(tmp_pat
     assert out.read_text(encoding="utf-8") == first  # resumed: nothing refused, nothing written twice
     assert sorted(json.loads(line)["path"] for line in first.splitlines()) == sorted(
         f"page{char}{number}.html" for number, char in enumerate(LINE_BREAKS_BUT_NOT_JSON))
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".csv"])
+def test_a_carriage_return_in_a_name_survives_a_cut_resume_unchanged(tmp_path, suffix):
+    """A page named "car\\rret.html": the resume read the file with universal newlines, so the CSV field
+    came back as "car\\nret.html" (the page written again) and the cut of a half line wrote that back."""
+    path = tmp_path / f"out{suffix}"
+    with PredictionWriter(path) as writer:
+        writer.write(Prediction("s", "car\rret.html", "https://x.example/car%0Dret", "Oak Shelf", 0.9))
+    with path.open("a", encoding="utf-8", newline="") as file:
+        file.write('{"site_id": "s", "pa' if suffix == ".jsonl" else "s,half")
+    with PredictionWriter(path) as writer:
+        assert writer.done == {("s", "car\rret.html")}
+    with path.open(encoding="utf-8", newline="") as file:
+        rows = [json.loads(line) for line in file] if suffix == ".jsonl" else list(csv.DictReader(file))
+    assert [row["path"] for row in rows] == ["car\rret.html"]
