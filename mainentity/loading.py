@@ -28,6 +28,8 @@ from mainentity.sitedump import (
     PageFailure,
     SubresourceSources,
     decode_html,
+    escaped_name,
+    folder_name,
     outside_reason,
     own_url,
     page_from_html,
@@ -214,7 +216,8 @@ def read_page_file(
     file = named.resolve()
     if not file.exists() or file.is_dir():  # a FIFO or a device is refused below, with its row
         raise FileNotFoundError(f"page {str(page_path)!r} is not a file")
-    site_id, relative = file.parent.name, file.name
+    # named as given: a symbolic link's own name and folder, a name that is not UTF-8 with \xNN escapes
+    site_id, relative = escaped_name(folder_name(named.parent)), escaped_name(folder_name(named))
     for dump_dir in file.parents[:_MAX_DUMP_DEPTH]:
         if (dump_dir / MANIFEST_NAME).is_file():
             loaded = load_pages([str(dump_dir)], anchor_url_pattern=anchor_url_pattern, configurable=False)

@@ -585,3 +585,33 @@ def test_a_nul_in_a_page_given_as_a_string_is_dropped_too():
     assert page_from_html("<h1>Great \x00Expectations</h1>").html == "<h1>Great Expectations</h1>"
     with pytest.raises(PageReadError, match="empty page"):
         page_from_html(" \x00 ")
+
+
+def test_a_site_folder_is_named_as_given_a_link_by_its_own_name_a_name_not_utf8_escaped(tmp_path):
+    """``sites/alpha`` and ``sites/beta`` linked to two crawls' ``html`` folders were both site ``html`` (one
+    site, beta's home page refused as alpha's twin); a folder named with the byte 0xFF crashed the writer of
+    the whole batch (a lone surrogate in the row's site id). Each is now its own site, named as the user sees
+    it, and a batch over them writes every row."""
+    import os
+
+    from mainentity.cli import main
+
+    html = "<html><head><title>{0}</title></head><body><h1>{0}</h1><p>Oiled by hand.</p></body></html>"
+    for crawl, name in (("crawl-a", "Oak Shelf"), ("crawl-b", "Pine Desk")):
+        (tmp_path / crawl / "html").mkdir(parents=True)
+        (tmp_path / crawl / "html" / "index.html").write_text(html.format(name), encoding="utf-8")
+    sites = tmp_path / "dump" / "sites"
+    sites.mkdir(parents=True)
+    (sites / "alpha").symlink_to(tmp_path / "crawl-a" / "html", target_is_directory=True)
+    (sites / "beta").symlink_to(tmp_path / "crawl-b" / "html", target_is_directory=True)
+    odd = os.fsdecode(bytes(sites) + b"/caf\xff")
+    os.mkdir(odd)
+    Path(odd, "index.html").write_text(html.format("Ash Stool"), encoding="utf-8")
+    loaded = load_pages([str(tmp_path / "dump")])
+    assert sorted(page.site_id for page in loaded.pages) == ["alpha", "beta", "caf\\xff"]
+    assert not loaded.failures
+    out = tmp_path / "rows.jsonl"
+    assert main(["predict", str(tmp_path / "dump"), "-o", str(out)]) == 0
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert sorted((row["site_id"], row["main_entity"]) for row in rows) == [
+        ("alpha", "Oak Shelf"), ("beta", "Pine Desk"), ("caf\\xff", "Ash Stool")]

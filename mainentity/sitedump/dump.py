@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import warnings
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -261,7 +262,8 @@ def read_site_dump(
         URL of the site directory, for pages the manifest does not give a URL and that have no
         ``<base href>``.
     site_id : str, optional
-        Site id of the pages; default the directory name.
+        Site id of the pages; default the directory's name as given (a symbolic link's own name, not its
+        target's; a name that is not UTF-8 with ``\\xNN`` escapes, :func:`escaped_name`).
     max_pages : int, optional
         Read only the first ``max_pages`` listed pages (failures among them count).
     max_page_bytes : int, default :data:`MAX_PAGE_BYTES`
@@ -311,6 +313,16 @@ def log_failures(failures: Sequence[PageFailure], n_pages: int) -> None:
     skipped.log(total=n_pages)
 
 
+def folder_name(directory: str | Path) -> str:
+    """The name of a folder as given: that of a symbolic link, not of its target (``sites/alpha`` linked to
+    ``/crawls/a/html`` is ``alpha``); ``.`` and ``..`` are first made absolute.
+
+    >>> folder_name("sites/alpha/"), folder_name("/")
+    ('alpha', '')
+    """
+    return Path(os.path.abspath(directory)).name
+
+
 def _read_dump(site_dir: str | Path, *, base_url: str | None, site_id: str | None, max_pages: int | None,
                max_page_bytes: int = MAX_PAGE_BYTES) -> SiteDump:
     """:func:`read_site_dump` without logging its failures."""
@@ -320,7 +332,7 @@ def _read_dump(site_dir: str | Path, *, base_url: str | None, site_id: str | Non
     if max_pages is not None and max_pages < 1:
         raise ValueError(f"max_pages must be >= 1; got {max_pages}")
     root = site_dir.resolve()
-    site_id = site_id or root.name
+    site_id = site_id or escaped_name(folder_name(site_dir))
     failures: list[PageFailure] = []
     if outside_reason(site_dir / MANIFEST_NAME, root):
         raise ValueError(f"site dump {str(site_dir)!r}: {MANIFEST_NAME} is a symbolic link out of the dump")
