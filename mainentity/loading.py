@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 import sys
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -37,6 +38,7 @@ from mainentity.sitedump import (
     read_dataset,
     read_page_bytes,
     site_of_url,
+    sniff_html,
 )
 from mainentity.splits import site_folds, split_pages
 from mainentity.text import counted
@@ -330,12 +332,22 @@ def read_stdin(max_bytes: int = MAX_PAGE_BYTES) -> bytes:
     return data
 
 
+#: An HTML start tag: what a page holds and CSV, JSON or plain text do not.
+_START_TAG = re.compile(r"<[A-Za-z][A-Za-z0-9-]*[\s/>]")
+
+
 def _stdin_page(base_url: str | None, data: bytes) -> Page:
-    """The page whose bytes were read from standard input (``-``); ValueError naming ``-`` when it is not HTML."""
+    """The page whose bytes were read from standard input (``-``); ValueError naming ``-`` when it is not HTML:
+    not text, or text without any start tag in its first 64 KiB (a CSV or JSON piped in by mistake, which
+    would otherwise be answered as a page of one paragraph)."""
     try:
-        return page_from_html(data, base_url or None, site_id="stdin")
+        page = page_from_html(data, base_url or None, site_id="stdin")
     except ValueError as error:
         raise ValueError(f"standard input (-) is not an HTML page: {error}") from error
+    if not sniff_html(data) and not _START_TAG.search(page.html, 0, 1 << 16):
+        raise ValueError(f"standard input (-) is not an HTML page: it holds no HTML tag (it starts "
+                         f"{page.html.lstrip()[:40]!r}); pipe one HTML page into it")
+    return page
 
 
 def with_site_anchors(pages: Sequence[Page], *, anchor_url_pattern: str | None = None) -> list[Page]:

@@ -289,6 +289,13 @@ def test_empty_stdin_is_named_standard_input(monkeypatch, data, reason):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(bytes(range(256)) * 4)))
     with pytest.raises(ValueError, match=r"standard input \(-\) is not an HTML page: .*not text"):
         load_inputs(["-"])
+    for text in (b"id,name\n1,Walnut Board\n", b'{"name": "Walnut Board"}', b"Walnut Board, oiled by hand"):
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text)))  # was answered, score 0.99
+        with pytest.raises(ValueError, match=r"standard input \(-\) is not an HTML page: it holds no HTML tag"):
+            load_inputs(["-"])
+    for fragment in (b"<article><h1>Walnut Board</h1></article>", b"<h1>Walnut Board</h1>"):
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(fragment)))
+        assert load_inputs(["-"]).pages[0].html.startswith("<")
 
 
 def test_options_go_anywhere_among_the_arguments():
