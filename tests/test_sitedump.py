@@ -615,3 +615,19 @@ def test_a_site_folder_is_named_as_given_a_link_by_its_own_name_a_name_not_utf8_
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert sorted((row["site_id"], row["main_entity"]) for row in rows) == [
         ("alpha", "Oak Shelf"), ("beta", "Pine Desk"), ("caf\\xff", "Ash Stool")]
+
+
+def test_blank_labels_label_nothing(tmp_path):
+    """``"main_entity": [""]`` or ``["   "]`` was taken as a label: evaluate scored the page 0 against an
+    empty label and counted it as labeled. Blank labels are dropped; a page with only blank ones is unlabeled."""
+    site = tmp_path / "sites" / "shop"
+    site.mkdir(parents=True)
+    rows = [("a.html", ["Oak Shelf"]), ("b.html", [""]), ("c.html", ["   ", "Pine Desk"]), ("d.html", ["  \t"])]
+    for path, _ in rows:
+        (site / path).write_text(f"<title>{path}</title><h1>{path}</h1>", encoding="utf-8")
+    (site / "manifest.jsonl").write_text("".join(
+        json.dumps({"path": path, "url": f"https://shop.example/{path}", "main_entity": labels}) + "\n"
+        for path, labels in rows), encoding="utf-8")
+    loaded = load_pages([str(tmp_path)])
+    assert {page.path: page.main_entity for page in loaded.pages} == {
+        "a.html": ("Oak Shelf",), "b.html": (), "c.html": ("Pine Desk",), "d.html": ()}

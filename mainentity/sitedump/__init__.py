@@ -70,6 +70,7 @@ from mainentity.sitedump.manifest_entries import (
     MANIFEST_NAME,
     PageFailure,
     manifest_entry_problem,
+    manifest_labels,
     page_key,
     read_manifest,
 )
@@ -90,7 +91,8 @@ __all__ = [
     "PageFailure", "PageReadError", "SiteDump", "SubresourceSource", "SubresourceSources", "check_decoded",
     "declared_charset", "decode_html", "escaped_name", "find_base_href", "find_page_files", "folder_name",
     "is_input_directory",
-    "label_in_page", "looks_binary", "manifest_entry_problem", "outside_reason", "own_url", "page_digest",
+    "label_in_page", "looks_binary", "manifest_entry_problem", "manifest_labels",
+    "outside_reason", "own_url", "page_digest",
     "page_from_html", "page_key", "page_url", "read_dataset", "read_manifest", "read_page_bytes", "read_site_dump",
     "site_of_url", "sites_by_own_url", "sniff_html", "subresource_candidates", "URL_MARKERS",
 ]

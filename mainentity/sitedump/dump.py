@@ -31,7 +31,7 @@ from mainentity.sitedump.decoding import (
     read_page_bytes,
     sniff_html,
 )
-from mainentity.sitedump.manifest_entries import MANIFEST_NAME, PageFailure, read_manifest
+from mainentity.sitedump.manifest_entries import MANIFEST_NAME, PageFailure, manifest_labels, read_manifest
 from mainentity.sitedump.own_urls import MARKER_PLURALS, URL_MARKERS, find_base_href, own_url, site_of_url
 from mainentity.text import collapse_whitespace, counted
 
@@ -367,7 +367,7 @@ def _read_entry(site_dir: Path, entry: dict, site_id: str, base_url: str | None,
     except PageReadError as error:
         return PageFailure(site_id, relative, str(error).removeprefix(f"{relative}: "), url)
     url = url or page_url(html, relative, file, base_url)
-    return Page(site_id=site_id, path=relative, url=url, html=html, main_entity=tuple(entry.get("main_entity", ())))
+    return Page(site_id=site_id, path=relative, url=url, html=html, main_entity=manifest_labels(entry))
 
 
 def is_input_directory(path: str | Path) -> bool:

@@ -214,3 +214,15 @@ def manifest_entry_problem(entry: object, seen: set[str]) -> str:
     if not isinstance(labels, list) or not all(isinstance(label, str) for label in labels):
         return "'main_entity' is not a list of strings"
     return ""
+
+
+def manifest_labels(entry: dict) -> tuple[str, ...]:
+    """The labels (``main_entity``) of a manifest entry that :func:`manifest_entry_problem` accepted, without
+    blank ones: an empty or white-space label names nothing, so a page whose labels are all blank is
+    unlabeled (it was scored 0 against an empty label and counted as labeled).
+
+    >>> manifest_labels({"path": "a.html", "main_entity": ["", "Oak Shelf", "  "]}), manifest_labels({"path": "b.html"})
+    (('Oak Shelf',), ())
+    """
+    return tuple(label for label in entry.get("main_entity", ()) if label.strip())
+

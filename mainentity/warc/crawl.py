@@ -18,6 +18,7 @@ from mainentity.sitedump import (
     PageFailure,
     PageReadError,
     SiteDump,
+    manifest_labels,
     read_page_bytes,
 )
 from mainentity.warc.record_reader import WarcCounts, iter_warc, site_of
@@ -225,5 +226,5 @@ def _labels_beside(files: Iterable[Path]) -> dict[str, tuple[str, ...]]:
                 logger.warning("%s line %d skipped: not an object with a 'url' string and 'main_entity' strings"
                                "%s", manifest, number, f" ({entry})" if isinstance(entry, Exception) else "")
                 continue
-            labels[entry["url"]] = tuple(found)
+            labels[entry["url"]] = manifest_labels(entry)
     return labels
