@@ -370,6 +370,11 @@ def _check_arguments(args: argparse.Namespace):
 
         check_output_path(args.output)
         _check_paths(args.paths, "input")
+        if args.base_url is not None:
+            from mainentity.sitedump import web_url_problem
+
+            if problem := web_url_problem(args.base_url):  # every page's URL would be one a browser refuses
+                raise ValueError(f"--base-url {args.base_url!r} is not a web address a browser can open: {problem}")
         args.stdin = read_stdin() if STDIN in args.paths else None  # an empty pipe is told before the model loads
     elif args.command == "evaluate":
         _check_paths(args.paths, "dataset")

@@ -46,6 +46,10 @@ def no_slow_work(monkeypatch):
          "explain takes one PAGE (after an optional MODEL); got 2 paths"),
         (["explain", "general", *sorted(map(str, (PAGE / "p").glob("*.html")))[:2], "-o", "a.png"], "got 3 paths"),
         (["evaluate", str(SAMPLE_SHOP), str(SAMPLE_SHOP)], "evaluate takes one DATASET (after an optional MODEL)"),
+        # each was taken: "not a url/a.html" as the pages' URLs, every page an error row, a bare "Invalid IPv6 URL"
+        (["predict", str(SAMPLE_SHOP), "--base-url", "not a url"], "--base-url 'not a url' is not a web address"),
+        (["predict", str(SAMPLE_SHOP), "--base-url", "https://x.example:99999/"], "Port out of range"),
+        (["predict", str(SAMPLE_SHOP), "--base-url", "http://[::1"], "--base-url 'http://[::1' is not a web"),
     ],
 )
 def test_wrong_arguments_are_refused_before_the_model_loads(argv, message, no_slow_work, caplog):

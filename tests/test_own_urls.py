@@ -112,3 +112,13 @@ def test_a_file_named_alone_takes_the_url_it_gives_for_itself_or_the_base_url(tm
     assert (plain.site_id, plain.url) == ("news", (folder / "plain.html").resolve().as_uri())
     (given,) = load_inputs([str(folder / "story.html")], base_url="https://other.example/x/").pages
     assert given.url == "https://other.example/x/story.html"
+
+
+def test_a_url_no_browser_opens_is_no_page_url():
+    """A canonical link with port 99999, port "abc", port 0 or an IPv6 zone was taken as the page's URL, and
+    the page then failed to render ("Cannot navigate to invalid URL"); the next statement of the page wins."""
+    for bad in ("https://x.example:99999/p", "https://x.example:abc/p", "https://u:pw@x.example:0/p",
+                "https://[fe80::1%25eth0]/p"):
+        html = f'<link rel="canonical" href="{bad}"><meta property="og:url" content="https://x.example/p">'
+        assert own_url(html)[0] == "https://x.example/p", bad
+        assert own_url(f'<link rel="canonical" href="{bad}">') is None, bad

@@ -74,7 +74,7 @@ from mainentity.sitedump.manifest_entries import (
     page_key,
     read_manifest,
 )
-from mainentity.sitedump.own_urls import URL_MARKERS, find_base_href, own_url, site_of_url
+from mainentity.sitedump.own_urls import URL_MARKERS, find_base_href, own_url, site_of_url, web_url_problem
 from mainentity.sitedump.subresources import (
     MAX_CACHED_BYTES,
     DumpFile,
@@ -95,4 +95,5 @@ __all__ = [
     "outside_reason", "own_url", "page_digest",
     "page_from_html", "page_key", "page_url", "read_dataset", "read_manifest", "read_page_bytes", "read_site_dump",
     "site_of_url", "sites_by_own_url", "sniff_html", "subresource_candidates", "URL_MARKERS",
+    "web_url_problem",
 ]

@@ -54,14 +54,38 @@ def _attributes(text: str) -> dict[str, str]:
     return {name.lower(): html_lib.unescape(value.strip("\"'")).strip() for name, value in _ATTRIBUTE.findall(text)}
 
 
+def web_url_problem(url: str) -> str:
+    """Why a browser cannot open ``url`` as a page's address ("" when it can): not http or https, no host, a
+    port that is no number of 1-65535, a host with an IPv6 zone (Chromium refuses to navigate to them).
+
+    >>> web_url_problem("https://shop.example:8080/p/"), web_url_problem("shop.example/p/")
+    ('', 'not an http or https URL')
+    >>> web_url_problem("https://shop.example:99999/"), web_url_problem("http://[::1")
+    ('Port out of range 0-65535', 'Invalid IPv6 URL')
+    """
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as error:  # a malformed host or port
+        return str(error)
+    if parts.scheme not in ("http", "https"):
+        return "not an http or https URL"
+    if not parts.hostname:
+        return "no host"
+    if port == 0:
+        return "port 0"
+    if "%" in parts.hostname:
+        return "a host with an IPv6 zone"
+    return ""
+
+
 def _web_url(href: str, base: str) -> str | None:
-    """``href`` resolved against ``base`` when it is an http(s) URL with a host, else ``None``."""
+    """``href`` resolved against ``base`` when a browser can open it (:func:`web_url_problem`), else ``None``."""
     try:
         url = urljoin(base, href)
-        parts = urlsplit(url)
-        return url if parts.scheme in ("http", "https") and parts.hostname else None
     except ValueError:  # a malformed URL (http://[::1) names no page
         return None
+    return None if web_url_problem(url) else url
 
 
 def own_url(html: str) -> tuple[str, str] | None:
