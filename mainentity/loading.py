@@ -135,23 +135,29 @@ def one_page_per_key(pages: Iterable[Page]) -> tuple[list[Page], list[PageFailur
     Predictions, labels and a resumed output name a page by its site id and path, so two pages with the
     same pair would share one row: the second would take the first's answer, or the first be skipped as
     done. Two inputs give such pages when two folders of one name hold a file of one name, or two datasets a
-    site of one id with a page at one path. The first is kept; a later one with the same URL and HTML is
-    the same page given twice and is dropped silently; any other is a failure, named by its URL (its row's
-    ``path``, so that the kept page's row is not taken for it), whose reason names the page it yields to.
+    site of one id with a page at one path. The first is kept; any later one is a failure, named by its URL
+    (its row's ``path``, so that the kept page's row is not taken for it), whose reason names the page it
+    yields to. A page with the URL and HTML of one kept before is that page given twice (a folder and a file
+    in it, read as a site of their own each) and is dropped silently, whatever its site id and path.
 
     >>> first = Page("shop", "item.html", "file:///x/shop/item.html", "<h1>Oak Shelf</h1>")
     >>> other = Page("shop", "item.html", "file:///y/shop/item.html", "<h1>Pine Desk</h1>")
-    >>> kept, failures = one_page_per_key([first, other, first])
+    >>> again = Page("x", "shop/item.html", "file:///x/shop/item.html", "<h1>Oak Shelf</h1>")
+    >>> kept, failures = one_page_per_key([first, other, first, again])
     >>> [page.url for page in kept], [failure.path for failure in failures]
     (['file:///x/shop/item.html'], ['file:///y/shop/item.html'])
     >>> print(failures[0].reason.split(", read")[0])
     file:///y/shop/item.html: its site id 'shop' and path 'item.html' are those of file:///x/shop/item.html
     """
     kept: dict[tuple[str, str], Page] = {}
+    read: set[tuple[str, str]] = set()  # (url, html) of the pages kept
     failures: list[PageFailure] = []
     for page in pages:
+        if (page.url, page.html) in read:
+            continue
         first = kept.setdefault(page_key(page), page)
-        if first is page or (first.url == page.url and first.html == page.html):
+        if first is page:
+            read.add((page.url, page.html))
             continue
         failures.append(PageFailure(page.site_id, page.url, f"{page.url}: its site id {page.site_id!r} and path "
                                     f"{page.path!r} are those of {first.url}, read before it; rows name a page by "

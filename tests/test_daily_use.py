@@ -259,6 +259,20 @@ def test_two_files_of_one_name_in_folders_of_one_name_are_two_rows_not_one(tmp_p
     assert out.read_text(encoding="utf-8") == first
 
 
+def test_a_folder_and_a_file_in_it_give_the_file_once(tmp_path):
+    """``predict t1 t1/a.html`` (no manifest) gave a.html two rows: site ``html-<digest>`` from the folder
+    and site ``t1`` as a single file. It is one page: the folder's reading is kept."""
+    folder = tmp_path / "t1"
+    folder.mkdir()
+    (folder / "a.html").write_text("<title>Oak Shelf</title><h1>Oak Shelf</h1>", encoding="utf-8")
+    (folder / "b.html").write_text("<title>Pine Desk</title><h1>Pine Desk</h1>", encoding="utf-8")
+    alone = load_inputs([str(folder)])
+    loaded = load_inputs([str(folder), str(folder / "a.html")])
+    assert sorted((page.site_id, page.path) for page in loaded.pages) == sorted(
+        (page.site_id, page.path) for page in alone.pages)
+    assert not loaded.failures
+
+
 def test_a_shipped_model_given_by_path_reports_outside_the_package(tmp_path, monkeypatch):
     """``evaluate mainentity/pretrained/general DATASET`` (a path, not the name) and the shipped models of
     another checkout report under runs/pretrained-<name>/ of the working directory, never into the package."""
