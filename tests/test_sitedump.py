@@ -631,3 +631,18 @@ def test_blank_labels_label_nothing(tmp_path):
     loaded = load_pages([str(tmp_path)])
     assert {page.path: page.main_entity for page in loaded.pages} == {
         "a.html": ("Oak Shelf",), "b.html": (), "c.html": ("Pine Desk",), "d.html": ()}
+
+
+def test_a_manifest_that_starts_with_a_byte_order_mark_reads_its_first_line(tmp_path):
+    """A manifest saved with a UTF-8 BOM lost its first page (line 1 "invalid JSON")."""
+    site = tmp_path / "shop"
+    site.mkdir()
+    (site / "a.html").write_text("<title>Oak Shelf</title><h1>Oak Shelf</h1>", encoding="utf-8")
+    (site / "b.html").write_text("<title>Pine Desk</title><h1>Pine Desk</h1>", encoding="utf-8")
+    (site / "manifest.jsonl").write_bytes(b"\xef\xbb\xbf" + "".join(
+        json.dumps({"path": path, "url": f"https://shop.example/{path}", "main_entity": [name]}) + "\n"
+        for path, name in (("a.html", "Oak Shelf"), ("b.html", "Pine Desk"))).encode("utf-8"))
+    loaded = load_pages([str(site)])
+    assert [(page.path, page.main_entity) for page in loaded.pages] == [
+        ("a.html", ("Oak Shelf",)), ("b.html", ("Pine Desk",))]
+    assert not loaded.failures

@@ -56,12 +56,12 @@ def read_manifest(
 ) -> tuple[list[dict], list[PageFailure]]:
     """Read a ``manifest.jsonl`` file: its valid entries in file order and its bad lines.
 
-    Lines end at ``\\n``. A line is valid when it is UTF-8 JSON in which :func:`manifest_entry_problem`
-    finds nothing wrong; its ``path`` is then normalised (:func:`page_key`). Blank lines are ignored;
-    every other line becomes a :class:`PageFailure` at ``manifest.jsonl:<line>``, a line over
-    ``max_line_bytes`` too (never held in memory whole). The file is read as a page is
-    (:func:`~mainentity.sitedump.decoding.read_page_bytes`: a regular file, opened without blocking), up
-    to ``max_bytes``.
+    Lines end at ``\\n``; a UTF-8 byte order mark before the first is skipped. A line is valid when it is UTF-8 JSON
+    in which :func:`manifest_entry_problem` finds nothing wrong; its ``path`` is then normalised (:func:`page_key`).
+    Blank lines are ignored; every other line becomes a :class:`PageFailure` at ``manifest.jsonl:<line>``, a line
+    over ``max_line_bytes`` too (never held in memory whole). The file is read as a page is
+    (:func:`~mainentity.sitedump.decoding.read_page_bytes`: a regular file, opened without blocking), up to
+    ``max_bytes``.
 
     Parameters
     ----------
@@ -105,8 +105,8 @@ def read_manifest(
             continue
         if not line.strip():
             continue
-        try:
-            entry = json.loads(line.decode("utf-8"))
+        try:  # a BOM before the first line (editors on Windows write one) is no part of its JSON
+            entry = json.loads(line.decode("utf-8-sig" if lineno == 1 else "utf-8"))
         except UnicodeDecodeError as error:
             failures.append(PageFailure(site_id, where, f"not UTF-8 ({error}); a manifest is UTF-8 JSON lines"))
             continue

@@ -207,7 +207,7 @@ def _labels_beside(files: Iterable[Path]) -> dict[str, tuple[str, ...]]:
     for folder in dict.fromkeys(file.parent for file in files):
         manifest = folder / MANIFEST_NAME
         try:
-            text = read_page_bytes(manifest, MAX_MANIFEST_BYTES).decode("utf-8", errors="replace")
+            text = read_page_bytes(manifest, MAX_MANIFEST_BYTES).decode("utf-8-sig", errors="replace")  # a BOM: no line
         except FileNotFoundError:
             continue
         except (OSError, PageReadError) as error:
