@@ -230,13 +230,16 @@ def model_sidecar(path: str | Path) -> Path:
     return path.with_name(path.name + ".model.json")
 
 
-def model_identity(name: str, directory: str | Path, model_file: str | Path) -> dict:
+def model_identity(name: str, directory: str | Path, model_file: str | Path, abstain_below: float | None = None,
+                   ) -> dict:
     """The record of a model in an output's sidecar: its name, directory and the SHA-256 of its model file
-    (the first 16 hex digits)."""
+    (the first 16 hex digits), and the probability below which it abstains when it has one (the model's
+    ``abstain_below`` or ``--abstain-below``: rows of two thresholds must not share a file)."""
     import hashlib
 
     digest = hashlib.sha256(Path(model_file).read_bytes()).hexdigest()[:16]
-    return {"model": name, "directory": str(directory), "digest": digest}
+    record = {"model": name, "directory": str(directory), "digest": digest}
+    return record if abstain_below is None else {**record, "abstain_below": float(abstain_below)}
 
 
 def record_model(path: str | Path, model: dict) -> None:
@@ -247,7 +250,8 @@ def record_model(path: str | Path, model: dict) -> None:
 def check_same_model(path: str | Path, model: dict) -> None:
     """Refuse to resume or replace ``path`` when it has rows and its sidecar records a model other than
     ``model``, or records none (a file of an older mainentity, or of another program: its rows' model is
-    unknown).
+    unknown), or another ``abstain_below`` than ``model``'s (a sidecar that records none, of an older
+    mainentity, is taken as it is).
 
     Raises
     ------
@@ -278,4 +282,10 @@ def check_same_model(path: str | Path, model: dict) -> None:
             f"{path} holds rows of the model {written_by.get('model')!r} ({written_by.get('directory')}, "
             f"digest {written_by.get('digest')}); this run uses {model['model']!r} (digest {model['digest']}): "
             f"{what_to_do}"
+        )
+    if "abstain_below" in written_by and written_by["abstain_below"] != model.get("abstain_below"):
+        raise ValueError(
+            f"{path} holds rows that abstain below {written_by['abstain_below']}; this run abstains below "
+            f"{model.get('abstain_below', 'nothing')}: give --abstain-below {written_by['abstain_below']} to resume "
+            f"it, or {what_to_do}"
         )

@@ -259,7 +259,8 @@ def predict(
     if render_policy == "always" and not renders(model):
         raise _never_renders(model.config)
     inputs = [inputs] if isinstance(inputs, (str, Path)) else list(inputs)
-    identity = model_identity(model.config.name, model.directory, model.directory / MODEL_FILE)
+    identity = model_identity(model.config.name, model.directory, model.directory / MODEL_FILE,
+                              model.recognizer.get_params().get("abstain_below"))
     with PredictionWriter(output, retry_errors=retry_errors, model=identity, overwrite=overwrite) as writer:
         n_before = len(writer.done)
         try:
@@ -415,7 +416,8 @@ def evaluate(model_dir: str | Path | None, dataset: str | Path, out_dir: str | P
         When some of the pages were training pages of the model (same HTML); ``report.md`` says so too.
     """
     model = _load_model(model_dir, abstain_below)
-    identity = model_identity(model.config.name, model.directory, model.directory / MODEL_FILE)
+    identity = model_identity(model.config.name, model.directory, model.directory / MODEL_FILE,
+                              model.recognizer.get_params().get("abstain_below"))
     if out_dir is not None and not overwrite:  # before any page is read: another model's report is kept
         check_same_model(Path(out_dir) / "per_page.csv", identity)
     loaded = load_pages([str(dataset)], anchor_url_pattern=model.config.data.anchor_url_pattern, configurable=False)

@@ -14,7 +14,7 @@ from conftest import REPO, SAMPLE_SHOP
 
 from mainentity import cli, runs
 from mainentity.loading import is_page_input, load_inputs
-from mainentity.prediction_writer import PredictionWriter, model_identity, model_sidecar
+from mainentity.prediction_writer import PredictionWriter, model_identity, model_sidecar, record_model
 from mainentity.records import Prediction
 
 PAGE = SAMPLE_SHOP / "sites" / "sample-shop" / "pages"
@@ -127,6 +127,25 @@ def test_an_output_records_its_model_and_refuses_another(tmp_path):
         writer.write(Prediction("s", "c.html", "u", "C", 0.5))
     assert json.loads(model_sidecar(empty).read_text())["model"] == "christianbook"
     assert empty.read_text().splitlines()[1].startswith("s,c.html,u,C,0.5")
+
+
+def test_an_output_records_its_abstain_threshold_and_refuses_another(tmp_path):
+    """A run with --abstain-below 1, resumed without it, wrote a file whose rows abstained by two thresholds
+    (the sidecar recorded the model only)."""
+    (tmp_path / "general").mkdir()
+    (tmp_path / "general" / "model.skops").write_bytes(b"general")
+    strict, default = (model_identity("general", tmp_path / "general", tmp_path / "general" / "model.skops", p)
+                       for p in (1.0, 0.0))
+    out = tmp_path / "out.jsonl"
+    with PredictionWriter(out, model=strict) as writer:
+        writer.write(Prediction("s", "a.html", "u", "", 0.5, candidates=("A",)))
+    with pytest.raises(ValueError, match=r"abstain below 1.0; this run abstains below 0.0: give --abstain-below 1.0"):
+        PredictionWriter(out, model=default)
+    with PredictionWriter(out, model=strict) as writer:  # the same threshold resumes
+        assert writer.done == {("s", "a.html")}
+    older = {key: value for key, value in strict.items() if key != "abstain_below"}
+    record_model(out, older)  # a sidecar of an older mainentity names no threshold: taken as it is
+    PredictionWriter(out, model=default).close()
 
 
 def test_an_output_without_its_model_record_is_refused_unless_overwritten(tmp_path):
