@@ -605,6 +605,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RuntimeError as error:  # a program of the environment that cannot start (Chromium, node)
         logger.error("%s", " ".join(str(error).split())[:500])
         return 2
+    except OSError as error:  # the disk full, a folder made read-only during the run: rows written so far are kept
+        logger.error("%s", error)
+        logger.debug("where it was raised", exc_info=True)
+        return 1
     except KeyboardInterrupt as interrupt:
         (logger.info if args.command == "annotate" else logger.error)("%s", _interrupted_line(args.command, interrupt))
         return 130

@@ -57,6 +57,16 @@ def test_wrong_arguments_are_refused_before_the_model_loads(argv, message, no_sl
     assert message in caplog.text
 
 
+def test_a_full_disk_is_one_error_line_not_a_traceback(monkeypatch, caplog):
+    def full(*args, **kwargs):
+        raise OSError(28, "No space left on device", "out.jsonl")
+
+    monkeypatch.setattr(runs, "predict", full)
+    assert cli.main(["predict", str(SAMPLE_SHOP), "-o", "out.jsonl"]) == 1
+    assert "[Errno 28] No space left on device: 'out.jsonl'" in caplog.text
+    assert "Traceback" not in caplog.text
+
+
 def test_a_yaml_syntax_error_is_refused_before_the_datasets_load(tmp_path, no_slow_work, caplog):
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: x\n  model: [\n")
