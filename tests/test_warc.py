@@ -231,6 +231,22 @@ def test_the_failure_row_of_a_warc_record_carries_its_url(tmp_path):
     assert "content coding 'zstd' cannot be decoded" in row["error"]
 
 
+def test_a_warc_record_whose_target_is_no_web_address_is_a_failure_row(tmp_path):
+    """Records at ``urn:isbn:1`` or ``http:///x`` were all site "" (no host), predicted as one site."""
+    from warcio.warcwriter import WARCWriter
+
+    path = tmp_path / "odd.warc.gz"
+    page = b"<html><head><title>Oak Shelf</title></head><body><h1>Oak Shelf</h1></body></html>"
+    with path.open("wb") as stream:
+        writer = WARCWriter(stream, gzip=True)
+        for url in ("urn:isbn:1", "http:///x", "https://shop.example/oak"):
+            make_sample_warc.write_response(writer, url, "200 OK", "text/html", page, 1)
+    loaded = load_pages([str(path)])
+    assert [page.url for page in loaded.pages] == ["https://shop.example/oak"]
+    assert sorted(failure.url for failure in loaded.failures) == ["http:///x", "urn:isbn:1"]
+    assert all("is no web address" in failure.reason for failure in loaded.failures)
+
+
 def _damaged_warc(path, damage: str):
     """Five pages of one host (a request and a response record each) in ``path``, damaged as ``damage``
     says; returns the page URLs in file order."""

@@ -20,6 +20,7 @@ from mainentity.sitedump import (
     SiteDump,
     manifest_labels,
     read_page_bytes,
+    web_url_problem,
 )
 from mainentity.warc.record_reader import WarcCounts, iter_warc, site_of
 from mainentity.warc.subresources import SubresourceRecord, WarcSubresources, url_key
@@ -172,6 +173,10 @@ def read_warcs(
             kept[("", key) if key else (item.path, "")] = f"{item.url} ({item.path} in {file})"
             site_id = item.site_id
             where.setdefault(site_id, file)
+            if not isinstance(item, PageFailure) and item.url and (problem := web_url_problem(item.url)):
+                # urn:isbn:1, http:///x: no host to be a site, no address to render at
+                item = PageFailure(site_id, item.path, f"WARC-Target-URI {item.url!r} is no web address ({problem}): "
+                                   "not read", item.url)
             if isinstance(item, PageFailure):
                 site_failures.setdefault(site_id, []).append(item)
                 continue
