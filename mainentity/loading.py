@@ -125,39 +125,33 @@ def load_pages(
         failures.extend(site.failures)
         coverage.append(graph.coverage)
     log_anchor_coverage(coverage, configurable=configurable)
-    pages, repeated = one_page_per_key(pages)
-    return LoadedPages(tuple(pages), tuple(failures + repeated), tuple(coverage), SubresourceSources(sources))
+    return LoadedPages(tuple(pages), tuple(failures), tuple(coverage), SubresourceSources(sources))
 
 
 def one_page_per_key(pages: Iterable[Page]) -> tuple[list[Page], list[PageFailure]]:
     """The pages with one page per site id and path (:func:`page_key`), and a failure for each page left out.
 
-    Predictions, labels and a resumed output name a page by its site id and path, so two pages with the
-    same pair would share one row: the second would take the first's answer, or the first be skipped as
-    done. Two inputs give such pages when two folders of one name hold a file of one name, or two datasets a
-    site of one id with a page at one path. The first is kept; any later one is a failure, named by its URL
-    (its row's ``path``, so that the kept page's row is not taken for it), whose reason names the page it
-    yields to. A page with the URL and HTML of one kept before is that page given twice (a folder and a file
-    in it, read as a site of their own each) and is dropped silently, whatever its site id and path.
+    A prediction's row and a resumed output name a page by its site id and path (:func:`load_inputs`, the inputs of
+    ``predict``, keeps one page per pair), so two pages with the same pair would share one row: the second would
+    take the first's answer, or the first be skipped as done. Two inputs give such pages when two folders of one
+    name hold a file of one name, or two datasets a site of one id with a page at one path. The first is kept; a
+    later one with the same URL and HTML is the same page given twice and is dropped silently; any other is a
+    failure, named by its URL (its row's ``path``, so that the kept page's row is not taken for it), whose reason
+    names the page it yields to.
 
     >>> first = Page("shop", "item.html", "file:///x/shop/item.html", "<h1>Oak Shelf</h1>")
     >>> other = Page("shop", "item.html", "file:///y/shop/item.html", "<h1>Pine Desk</h1>")
-    >>> again = Page("x", "shop/item.html", "file:///x/shop/item.html", "<h1>Oak Shelf</h1>")
-    >>> kept, failures = one_page_per_key([first, other, first, again])
+    >>> kept, failures = one_page_per_key([first, other, first])
     >>> [page.url for page in kept], [failure.path for failure in failures]
     (['file:///x/shop/item.html'], ['file:///y/shop/item.html'])
     >>> print(failures[0].reason.split(", read")[0])
     file:///y/shop/item.html: its site id 'shop' and path 'item.html' are those of file:///x/shop/item.html
     """
     kept: dict[tuple[str, str], Page] = {}
-    read: set[tuple[str, str]] = set()  # (url, html) of the pages kept
     failures: list[PageFailure] = []
     for page in pages:
-        if (page.url, page.html) in read:
-            continue
         first = kept.setdefault(page_key(page), page)
-        if first is page:
-            read.add((page.url, page.html))
+        if first is page or (first.url == page.url and first.html == page.html):
             continue
         failures.append(PageFailure(page.site_id, page.url, f"{page.url}: its site id {page.site_id!r} and path "
                                     f"{page.path!r} are those of {first.url}, read before it; rows name a page by "
@@ -279,7 +273,9 @@ def load_inputs(
     ``stdin``, its bytes already read (:func:`read_stdin`). An HTML file that
     cannot be read (empty, binary, too large) is one failure, named as :func:`read_page_file` names the
     page (by its site dump, else by its folder and file name, its reason starting with the path given); the
-    other inputs still load.
+    other inputs still load. A file that is also a page of another input (the same URL and HTML: a folder
+    and a file in it) is read once, as that input's page; pages that share a site id and path are one page
+    and error rows (:func:`one_page_per_key`).
 
     Raises
     ------
@@ -294,6 +290,7 @@ def load_inputs(
     loaded = (load_pages(datasets, base_url=base_url, anchor_url_pattern=anchor_url_pattern, configurable=False)
               if datasets else LoadedPages((), ()))
     pages, sources, failures = list(loaded.pages), loaded.subresources.items(), list(loaded.failures)
+    read = {(page.url, page.html) for page in pages}  # a file of a folder given too is that folder's page
     for path in singles:
         if path == STDIN:
             pages.append(_linked_alone(_stdin_page(base_url, read_stdin() if stdin is None else stdin),
@@ -304,6 +301,9 @@ def load_inputs(
         except PageFileError as error:  # one bad file is one error row; the batch goes on
             failures.append(error.failure)
             continue
+        if (page.url, page.html) in read:  # given twice: as its folder's page (a site of its own) and alone
+            continue
+        read.add((page.url, page.html))
         pages.append(page)
         sources.extend(subresources.items())
     pages, repeated = one_page_per_key(pages)
