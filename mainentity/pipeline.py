@@ -540,6 +540,13 @@ def _predict_rendering_few(
         by_key = {(answer.site_id, answer.path): answer for answer in answers}
         return [by_key[page_key(d.page)] for d in documents]
 
+    cached = None
+    if isinstance(read, RenderedDocuments) and read.render.cache_path():  # the pages its cache holds: no static read
+        from mainentity.render.cache import cached_pages
+
+        def cached(batch: Sequence[Page]) -> set[tuple[str, str]]:
+            return cached_pages(batch, render_settings(read.render), read.render.cache_path(), read.subresources)
+
     def predict_static(documents: Sequence[Document]) -> list[Prediction]:
         try:
             return static_model.recognizer.predict(documents)
@@ -553,7 +560,7 @@ def _predict_rendering_few(
         for prediction in answer_pages(
             pages, render=render, predict=predict,
             read_static=lambda page: read_static(page, sources.for_page(page)),
-            predict_static=predict_static if static_model is not None else None,
+            predict_static=predict_static if static_model is not None else None, cached=cached,
         ):
             if prediction.answered_by != "rendered" and prediction.score < abstain_below:
                 # the model's own threshold holds for answers read without it: no answer, the text kept

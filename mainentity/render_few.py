@@ -16,9 +16,15 @@ site of the batch is answered in one of two ways, and every prediction says whic
   (:func:`~mainentity.features.candidates.is_heading_part`); the others are rendered and predicted
   together with the site's other rendered pages (``"rendered"``).
 
+A page whose rendering the render cache holds already (a site predicted again, a crawl re-read after a
+model update, pages that training or ``--render always`` rendered) is not read statically: its rendering
+costs a file read, less than the static reading, and gives the answer of ``--render always``. A site of
+at least ``min_site_pages`` pages all of which are cached is predicted from its renderings as ``always``
+would; one partly cached goes through slot transfer (its cached samples cost no Chromium).
+
 The stages arrive as arguments (how pages are rendered into documents, how documents are predicted,
-how a page is read statically, how static documents are predicted), so this module knows neither the
-browser nor the models. Chromium starts only when a page must be rendered.
+how a page is read statically, how static documents are predicted, which pages the render cache holds), so
+this module knows neither the browser nor the models. Chromium starts only when a page must be rendered.
 """
 
 from __future__ import annotations
@@ -153,6 +159,7 @@ def answer_pages(
     read_static: Callable[[Page], RenderedPage],
     predict_static: Callable[[Sequence[Document]], Sequence[Prediction]] | None = None,
     settings: RenderFewSettings = RenderFewSettings(),  # noqa: B008 (frozen dataclass)
+    cached: Callable[[Sequence[Page]], set[tuple[str, str]]] | None = None,
 ) -> Iterator[Prediction]:
     """Answer every page of whole sites, rendering few; yield each site's predictions when it is done.
 
@@ -170,6 +177,9 @@ def answer_pages(
         Static documents of one site -> the static model's predictions (any order); without it, the
         pages of small sites are rendered.
     settings : RenderFewSettings
+    cached : callable, optional
+        Pages -> the ``(site_id, path)`` of those whose rendering the render cache holds: they are answered
+        from it (``"rendered"``), never read statically; without it, every page is taken as uncached.
 
     Yields
     ------
@@ -177,11 +187,13 @@ def answer_pages(
         One per page, ``answered_by`` set.
     """
     sites = _by_site(pages)
+    in_cache = cached(pages) if cached is not None else set()
     small = [page for site_pages in sites.values() if len(site_pages) < settings.min_site_pages
              for page in site_pages]
     if small:  # every small site's static answers first, then one render call for all the rest
-        static = (_static_answers(small, read_static, predict_static, settings.static_threshold)
-                  if predict_static is not None else {})
+        unread = [page for page in small if (page.site_id, page.path) not in in_cache]
+        static = (_static_answers(unread, read_static, predict_static, settings.static_threshold)
+                  if predict_static is not None and unread else {})
         to_render = [page for page in small if (page.site_id, page.path) not in static]
         documents = {(d.page.site_id, d.page.path): d for d in render(to_render)} if to_render else {}
         for site_pages in _by_site(small).values():
@@ -190,10 +202,14 @@ def answer_pages(
             for page in site_pages:
                 key = (page.site_id, page.path)
                 yield static[key] if key in static else rendered[key].answered("rendered")
-        logger.info("%s of small sites: %d answered statically, %d rendered", counted(len(small), "page"),
-                    len(static), len(to_render))
+        logger.info("%s of small sites: %d answered statically, %d rendered (%d of them read from the render "
+                    "cache)", counted(len(small), "page"), len(static), len(to_render), len(small) - len(unread))
     for site_pages in sites.values():
         if len(site_pages) < settings.min_site_pages:
+            continue
+        if all((page.site_id, page.path) in in_cache for page in site_pages):
+            yield from (prediction.answered("rendered") for prediction in predict(render(site_pages)))
+            logger.info("site %s: its %d pages read from the render cache", site_pages[0].site_id, len(site_pages))
             continue
         transfer = transfer_site(site_pages, render, predict, read_static, fraction=settings.sample_fraction,
                                  min_pages=settings.min_sample_pages, max_pages=settings.max_sample_pages)

@@ -238,9 +238,11 @@ def test_an_unreachable_scheduler_is_one_error_line_naming_its_address(tmp_path,
     assert "\n" not in error.getMessage()
 
 
-def test_auto_on_a_local_cluster_writes_the_rows_of_the_in_process_run(tmp_path, inputs, render_cache_dir, caplog):
+def test_auto_on_a_local_cluster_writes_the_rows_of_the_in_process_run(tmp_path, inputs, monkeypatch, caplog):
     """``--render auto`` with workers: one task per site, the same rows (``answered_by`` included) as in
-    process, and the count of rendered pages in the log."""
+    process, and the count of rendered pages in the log. A cold cache: on the session's, which other tests
+    filled with every page's rendering, auto reads every page from it."""
+    use_render_cache(monkeypatch, tmp_path / "cold-cache")
     model_dir = general_model_copy(tmp_path)
     in_process, on_cluster = tmp_path / "in-process.jsonl", tmp_path / "cluster.jsonl"
     assert predict(model_dir, inputs, in_process, render_policy="auto") == 86

@@ -56,10 +56,10 @@ class Stages:
         return [Prediction(d.page.site_id, d.page.path, d.page.url, d.rendered.title.split(" | ")[0],
                            self.static_scores[d.page.site_id]) for d in documents]
 
-    def answer(self, pages, **settings):
+    def answer(self, pages, cached=None, **settings):
         return list(answer_pages(pages, render=self.render, predict=self.predict, read_static=read_static,
                                  predict_static=self.predict_static if self.static_scores else None,
-                                 settings=RenderFewSettings(**settings)))
+                                 settings=RenderFewSettings(**settings), cached=cached))
 
 
 def test_a_large_site_renders_a_sample_and_reads_the_rest_through_the_slot():
@@ -116,6 +116,35 @@ def test_without_a_static_model_small_sites_are_rendered():
     assert stages.rendered == ["a.example", "b.example"] and {p.answered_by for p in predictions} == {"rendered"}
 
 
+def test_a_page_the_render_cache_holds_is_answered_from_its_rendering_not_read_statically(monkeypatch):
+    """A warm cache: a cached page's rendering costs a file read and gives always' answer, so its static
+    reading (~60 ms of CSS cascade and walk on a lone page) is not made, whatever its static score."""
+    import mainentity.render_few as render_few
+
+    pages = [product_page(site, 1) for site in ("a.example", "b.example", "c.example")]
+    stages = Stages({"a.example": 0.99, "b.example": 0.99, "c.example": 0.5})
+    read = []
+    monkeypatch.setattr(render_few, "_static_answers", lambda pages, *args: read.extend(pages) or {
+        (p.site_id, p.path): Prediction(p.site_id, p.path, p.url, "Walnut Chair Model 1", 0.99, answered_by="static")
+        for p in pages if p.site_id == "a.example"})
+    predictions = stages.answer(pages, cached=lambda batch: {("b.example", "p/1.html")})
+    assert [p.answered_by for p in predictions] == ["static", "rendered", "rendered"]
+    assert [page.site_id for page in read] == ["a.example", "c.example"]  # b's cached rendering: no static read
+    assert stages.rendered == ["b.example", "c.example"]
+
+
+def test_a_large_site_the_render_cache_holds_whole_is_answered_as_always():
+    pages = [product_page("shop.example", i) for i in range(30)]
+    stages = Stages()
+    everything = {(page.site_id, page.path) for page in pages}
+    predictions = stages.answer(pages, cached=lambda batch: everything)
+    assert {p.answered_by for p in predictions} == {"rendered"} and len(stages.rendered) == 30
+    assert [p.main_entity for p in predictions] == [f"Walnut Chair Model {i}" for i in range(30)]
+    partly = Stages()  # a partly cached site goes through slot transfer as before
+    answered = [p.answered_by for p in partly.answer(pages, cached=lambda batch: {("shop.example", "p/0.html")})]
+    assert answered.count("slot") == 27 and len(partly.rendered) == 3
+
+
 def test_settings_are_validated():
     with pytest.raises(ValueError, match="static_threshold must be in"):
         RenderFewSettings(static_threshold=1.5)
@@ -125,19 +154,23 @@ def test_settings_are_validated():
 
 @pytest.mark.browser
 def test_auto_on_the_sample_shop_gives_the_answers_of_always(tmp_path):
-    """The sample shop (42 pages, 5 templates): fewer pages rendered, the same answers as rendering all."""
+    """The sample shop (42 pages, 5 templates): fewer pages rendered, the same answers as rendering all; on a
+    cache that rendering all filled, every page is read from it (the answers of always, no static reading)."""
     from mainentity.cli import main
 
     rows = {}
-    for policy in ("always", "auto"):
-        out = tmp_path / f"{policy}.jsonl"
-        assert main(["predict", str(SAMPLE_SHOP), "-o", str(out), "--render", policy]) == 0
+    for policy, cache in (("always", "full"), ("auto", "cold"), ("auto-warm", "full")):
+        out = tmp_path / f"{policy}.jsonl"  # auto-warm: auto on the cache always filled
+        assert main(["predict", str(SAMPLE_SHOP), "-o", str(out), "--render", policy.removesuffix("-warm"),
+                     "--cache-dir", str(tmp_path / cache)]) == 0
         rows[policy] = {row["path"]: row for row in map(json.loads, out.read_text().splitlines())}
     assert {row["answered_by"] for row in rows["always"].values()} == {"rendered"}
     answered = [row["answered_by"] for row in rows["auto"].values()]
     assert answered.count("slot") >= 20 and answered.count("rendered") + answered.count("slot") == 42
-    assert {path: row["main_entity"] for path, row in rows["auto"].items()} == {
-        path: row["main_entity"] for path, row in rows["always"].items()}
+    assert {row["answered_by"] for row in rows["auto-warm"].values()} == {"rendered"}  # read from the cache
+    for policy in ("auto", "auto-warm"):
+        assert {path: row["main_entity"] for path, row in rows[policy].items()} == {
+            path: row["main_entity"] for path, row in rows["always"].items()}
 
 
 @pytest.mark.browser

@@ -413,6 +413,38 @@ class RenderCache:
 _HELD: dict[RenderSettings, Renderer] = {}
 
 
+def cached_pages(
+    pages: Iterable[Page],
+    settings: RenderSettings,
+    cache_dir: str | os.PathLike | None,
+    subresources: SubresourceSources | None = None,
+) -> set[tuple[str, str]]:
+    """The ``(site_id, path)`` of the pages whose (first) rendering with ``settings`` the cache holds now, as
+    :func:`render_pages` would find it (the page's markup and URL, the settings, the browser's version, the
+    subresources its site dump serves now): what ``--render auto`` reads from the cache instead of reading
+    the page statically (:func:`mainentity.render_few.answer_pages`). No file is read but the request lists
+    and the subresources they name; an absent cache directory costs nothing (not even the browser's
+    version). A page whose rendering looked unfinished may still need its scripts-on rendering.
+
+    >>> import tempfile
+    >>> page = Page("s", "1.htm", "http://s.test/1", "<title>T</title>")
+    >>> other = Page("s", "2.htm", "http://s.test/2", "<title>U</title>")
+    >>> cache_dir = tempfile.mkdtemp()
+    >>> RenderCache(cache_dir).put(RenderOutcome(page, RenderedPage("T", (), ())), RenderSettings(subresources=False))
+    >>> cached_pages([page, other], RenderSettings(subresources=False), cache_dir)
+    {('s', '1.htm')}
+    """
+    if cache_dir is None or not Path(cache_dir).is_dir():
+        return set()
+    cache, sources = RenderCache(cache_dir), subresources if subresources is not None else SubresourceSources()
+    found = set()
+    for page in pages:
+        entry = cache.path(page, settings, sources.for_page(page))
+        if entry is not None and entry.is_file():
+            found.add((page.site_id, page.path))
+    return found
+
+
 def hold_renderer(settings: RenderSettings) -> None:
     """Keep one :class:`Renderer` with ``settings`` for this process: :func:`render_pages` then uses it
     (started on the first cache miss) instead of starting and closing a Chromium per call.
