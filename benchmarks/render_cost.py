@@ -10,7 +10,8 @@ readability-lxml's ``Document(...).short_title()``), and nothing else. Accuracy 
 match against the labels (``mainentity.evaluation.metrics.score_page``); for ``auto`` also the share of
 pages rendered and the agreement with ``always``. With ``--warm``, ``always`` and ``auto`` each run a second
 time on their own render cache, now filled by their first run (a site predicted again, a crawl re-read after
-a model update): what the cache saves, against the same peers' run.
+a model update), and ``auto`` once more on the cache ``always`` filled (every page's rendering there, as
+after an evaluation): what the cache saves, against the same peers' run.
 
 ``lone`` is the three multi-site datasets together (readability-realworld, fundus-half, postlight-half: 296
 pages, most sites one page), given to one ``predict`` as a crawl of lone pages would be; its accuracy is also
@@ -109,13 +110,13 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def measure(system: str, datasets: tuple[Path, ...], work: Path, warm: bool = False) -> tuple[float, float, dict]:
+def measure(system: str, datasets: tuple[Path, ...], work: Path, cache: str = "") -> tuple[float, float, dict]:
     """CPU seconds and wall seconds of one system on the datasets, and its rows by ``(site_id, path)``.
 
-    Each system has a render cache of its own under ``work``: cold at its first run, ``warm`` (filled by that
-    run) at its second."""
-    out = work / f"{system}{'-warm' if warm else ''}.jsonl"
-    env = {**os.environ, "XDG_CACHE_HOME": str(work / f"cache-{system}")}
+    Each system has a render cache of its own under ``work``, cold at its first run; ``cache`` names the
+    system whose cache a later run uses (filled by that system's first run)."""
+    out = work / f"{system}{f'-on-{cache}' if cache else ''}.jsonl"
+    env = {**os.environ, "XDG_CACHE_HOME": str(work / f"cache-{cache or system}")}
     before, started = children_cpu(), time.perf_counter()
     subprocess.run(command(system, datasets, out), env=env, check=True, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)
@@ -141,16 +142,19 @@ def accuracy(rows: dict, pages) -> tuple[float, float]:
 
 
 def benchmark(name: str, datasets: tuple[Path, ...], warm: bool = False) -> list[dict]:
-    """One row per system (and, with ``warm``, per rendering system run again on its filled cache: ``always,
-    warm cache``, ``auto, warm cache``): pages, CPU ms per page, wall s, ROUGE-1 F1, exact, pages rendered
-    (read from the cache, when warm); for several datasets, ``per_dataset``: ROUGE-1 F1 of each dataset's pages."""
+    """One row per system, and with ``warm`` one per second run (``always, warm cache`` and ``auto, warm
+    cache`` on their own filled caches, ``auto, cache of always`` on always's): pages, CPU ms per page, wall s,
+    ROUGE-1 F1, exact, pages rendered (read from the cache, when warm); for several datasets,
+    ``per_dataset``: ROUGE-1 F1 of each dataset's pages."""
     pages = labeled_pages(datasets)
     results, answers = [], {}
-    runs = [(system, False) for system in SYSTEMS] + ([(system, True) for system in RENDERING] if warm else [])
+    runs = [(system, "") for system in SYSTEMS]
+    if warm:
+        runs += [(system, system) for system in RENDERING] + [("auto", "always")]
     with tempfile.TemporaryDirectory() as tmp:
-        for system, second in runs:
-            label = f"{system}, warm cache" if second else system
-            cpu, wall, rows = measure(system, datasets, Path(tmp), warm=second)
+        for system, cache in runs:
+            label = f"{system}, {'warm cache' if cache == system else f'cache of {cache}'}" if cache else system
+            cpu, wall, rows = measure(system, datasets, Path(tmp), cache)
             answers[label] = rows
             f1, exact = accuracy(rows, pages)
             rendered = Counter(row.get("answered_by", "") for row in rows.values())
