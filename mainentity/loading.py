@@ -128,7 +128,8 @@ def load_pages(
     return LoadedPages(tuple(pages), tuple(failures), tuple(coverage), SubresourceSources(sources))
 
 
-def one_page_per_key(pages: Iterable[Page]) -> tuple[list[Page], list[PageFailure]]:
+def one_page_per_key(pages: Iterable[Page], taken: Iterable[tuple[str, str]] = (),
+                     ) -> tuple[list[Page], list[PageFailure]]:
     """The pages with one page per site id and path (:func:`page_key`), and a failure for each page left out.
 
     A prediction's row and a resumed output name a page by its site id and path (:func:`load_inputs`, the inputs of
@@ -137,7 +138,8 @@ def one_page_per_key(pages: Iterable[Page]) -> tuple[list[Page], list[PageFailur
     name hold a file of one name, or two datasets a site of one id with a page at one path. The first is kept; a
     later one with the same URL and HTML is the same page given twice and is dropped silently; any other is a
     failure, named by its URL (its row's ``path``, so that the kept page's row is not taken for it), whose reason
-    names the page it yields to.
+    names the page it yields to. So is a page whose key is ``taken`` already (the error row of a bad manifest
+    line, ``manifest.jsonl:2``, beside a page file of that name).
 
     >>> first = Page("shop", "item.html", "file:///x/shop/item.html", "<h1>Oak Shelf</h1>")
     >>> other = Page("shop", "item.html", "file:///y/shop/item.html", "<h1>Pine Desk</h1>")
@@ -149,7 +151,12 @@ def one_page_per_key(pages: Iterable[Page]) -> tuple[list[Page], list[PageFailur
     """
     kept: dict[tuple[str, str], Page] = {}
     failures: list[PageFailure] = []
+    taken = set(taken)
     for page in pages:
+        if page_key(page) in taken:
+            failures.append(PageFailure(page.site_id, page.url, f"{page.url}: its site id {page.site_id!r} and path "
+                                        f"{page.path!r} are those of an error row of its input", page.url))
+            continue
         first = kept.setdefault(page_key(page), page)
         if first is page or (first.url == page.url and first.html == page.html):
             continue
@@ -306,7 +313,7 @@ def load_inputs(
         read.add((page.url, page.html))
         pages.append(page)
         sources.extend(subresources.items())
-    pages, repeated = one_page_per_key(pages)
+    pages, repeated = one_page_per_key(pages, taken=[(failure.site_id, failure.path) for failure in failures])
     return LoadedPages(tuple(pages), tuple(failures + repeated), loaded.anchor_coverage, SubresourceSources(sources))
 
 

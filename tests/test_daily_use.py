@@ -288,6 +288,25 @@ def test_two_files_of_one_name_in_folders_of_one_name_are_two_rows_not_one(tmp_p
     assert out.read_text(encoding="utf-8") == first
 
 
+def test_a_page_named_as_a_bad_manifest_line_is_not_skipped_as_that_lines_row(tmp_path):
+    """A page file named ``manifest.jsonl:2`` and a bad line 2 of the manifest had one key: the line's error
+    row was written first, and the page skipped as done. The page gets an error row of its own, keyed by URL."""
+    from mainentity.cli import main
+
+    site = tmp_path / "shop"
+    site.mkdir()
+    for name in ("a.html", "manifest.jsonl:2"):
+        (site / name).write_text(f"<title>{name}</title><h1>Oak Shelf</h1>", encoding="utf-8")
+    (site / "manifest.jsonl").write_text(
+        json.dumps({"path": "a.html", "url": "https://shop.example/a"}) + "\n{not json\n"
+        + json.dumps({"path": "manifest.jsonl:2", "url": "https://shop.example/m"}) + "\n", encoding="utf-8")
+    out = tmp_path / "rows.jsonl"
+    assert main(["predict", str(site), "-o", str(out)]) == 0
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert sorted((row["path"], bool(row["error"])) for row in rows) == [
+        ("a.html", False), ("https://shop.example/m", True), ("manifest.jsonl:2", True)]
+
+
 def test_a_folder_and_a_file_in_it_give_the_file_once(tmp_path):
     """``predict t1 t1/a.html`` (no manifest) gave a.html two rows: site ``html-<digest>`` from the folder
     and site ``t1`` as a single file. It is one page: the folder's reading is kept."""
