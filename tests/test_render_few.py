@@ -174,11 +174,12 @@ def test_auto_on_the_sample_shop_gives_the_answers_of_always(tmp_path):
 
 
 @pytest.mark.browser
-def test_auto_keeps_the_model_abstention_threshold():
-    """An answer read without the model (slot or static) below the model's abstain_below gets no answer."""
+def test_auto_keeps_the_model_abstention_threshold(tmp_path):
+    """An answer read without the model (slot or static) below the model's abstain_below gets no answer. A cold
+    cache: on the session's, which other tests filled with every page's rendering, every page is rendered."""
     import mainentity
 
-    with mainentity.load_model(render_policy="auto") as model:
+    with mainentity.load_model(render_policy="auto", cache_dir=tmp_path / "cache") as model:
         # a threshold that some of the shipped model's rendered answers reach (they teach the slots) and
         # some read answers do not
         model.recognizer.set_params(abstain_below=0.9)
