@@ -16,11 +16,12 @@ site of the batch is answered in one of two ways, and every prediction says whic
   (:func:`~mainentity.features.candidates.is_heading_part`); the others are rendered and predicted
   together with the site's other rendered pages (``"rendered"``).
 
-A page whose rendering the render cache holds already (a site predicted again, a crawl re-read after a
-model update, pages that training or ``--render always`` rendered) is not read statically: its rendering
-costs a file read, less than the static reading, and gives the answer of ``--render always``. A site of
-at least ``min_site_pages`` pages all of which are cached is predicted from its renderings as ``always``
-would; one partly cached goes through slot transfer (its cached samples cost no Chromium).
+A page of a small site whose rendering the render cache holds already (a crawl re-read after a model
+update, pages that ``evaluate`` or ``--render always`` rendered) is not read statically: its rendering costs
+a file read, less than the static reading, and gives the answer of ``--render always``. A larger site goes
+through slot transfer however much of it is cached (its cached samples cost no Chromium): reading its pages
+through the locator costs less than reading their cached renderings, and its answers are as good
+(``benchmarks/results/render_cost.md``).
 
 The stages arrive as arguments (how pages are rendered into documents, how documents are predicted,
 how a page is read statically, how static documents are predicted, which pages the render cache holds), so
@@ -178,8 +179,8 @@ def answer_pages(
         pages of small sites are rendered.
     settings : RenderFewSettings
     cached : callable, optional
-        Pages -> the ``(site_id, path)`` of those whose rendering the render cache holds: they are answered
-        from it (``"rendered"``), never read statically; without it, every page is taken as uncached.
+        Pages -> the ``(site_id, path)`` of those whose rendering the render cache holds: those of small sites
+        are answered from it (``"rendered"``), never read statically; without it, every page is taken as uncached.
 
     Yields
     ------
@@ -187,9 +188,9 @@ def answer_pages(
         One per page, ``answered_by`` set.
     """
     sites = _by_site(pages)
-    in_cache = cached(pages) if cached is not None else set()
     small = [page for site_pages in sites.values() if len(site_pages) < settings.min_site_pages
              for page in site_pages]
+    in_cache = cached(small) if cached is not None and small else set()
     if small:  # every small site's static answers first, then one render call for all the rest
         unread = [page for page in small if (page.site_id, page.path) not in in_cache]
         static = (_static_answers(unread, read_static, predict_static, settings.static_threshold)
@@ -206,10 +207,6 @@ def answer_pages(
                     "cache)", counted(len(small), "page"), len(static), len(to_render), len(small) - len(unread))
     for site_pages in sites.values():
         if len(site_pages) < settings.min_site_pages:
-            continue
-        if all((page.site_id, page.path) in in_cache for page in site_pages):
-            yield from (prediction.answered("rendered") for prediction in predict(render(site_pages)))
-            logger.info("site %s: its %d pages read from the render cache", site_pages[0].site_id, len(site_pages))
             continue
         transfer = transfer_site(site_pages, render, predict, read_static, fraction=settings.sample_fraction,
                                  min_pages=settings.min_sample_pages, max_pages=settings.max_sample_pages)

@@ -133,16 +133,14 @@ def test_a_page_the_render_cache_holds_is_answered_from_its_rendering_not_read_s
     assert stages.rendered == ["b.example", "c.example"]
 
 
-def test_a_large_site_the_render_cache_holds_whole_is_answered_as_always():
+def test_a_large_site_goes_through_slot_transfer_however_much_the_render_cache_holds():
+    """Read through the locator, a page costs less than its cached rendering (booksamillion, 2000 pages all
+    cached: 1.03x trafilatura read from the cache against 0.64x through the slot), and answers as well."""
     pages = [product_page("shop.example", i) for i in range(30)]
     stages = Stages()
     everything = {(page.site_id, page.path) for page in pages}
-    predictions = stages.answer(pages, cached=lambda batch: everything)
-    assert {p.answered_by for p in predictions} == {"rendered"} and len(stages.rendered) == 30
-    assert [p.main_entity for p in predictions] == [f"Walnut Chair Model {i}" for i in range(30)]
-    partly = Stages()  # a partly cached site goes through slot transfer as before
-    answered = [p.answered_by for p in partly.answer(pages, cached=lambda batch: {("shop.example", "p/0.html")})]
-    assert answered.count("slot") == 27 and len(partly.rendered) == 3
+    answered = [p.answered_by for p in stages.answer(pages, cached=lambda batch: everything)]
+    assert answered.count("slot") == 27 and len(stages.rendered) == 3
 
 
 def test_settings_are_validated():
@@ -155,7 +153,7 @@ def test_settings_are_validated():
 @pytest.mark.browser
 def test_auto_on_the_sample_shop_gives_the_answers_of_always(tmp_path):
     """The sample shop (42 pages, 5 templates): fewer pages rendered, the same answers as rendering all; on a
-    cache that rendering all filled, every page is read from it (the answers of always, no static reading)."""
+    cache that rendering all filled, the same rows (a site of 10+ pages goes through slot transfer)."""
     from mainentity.cli import main
 
     rows = {}
@@ -167,7 +165,7 @@ def test_auto_on_the_sample_shop_gives_the_answers_of_always(tmp_path):
     assert {row["answered_by"] for row in rows["always"].values()} == {"rendered"}
     answered = [row["answered_by"] for row in rows["auto"].values()]
     assert answered.count("slot") >= 20 and answered.count("rendered") + answered.count("slot") == 42
-    assert {row["answered_by"] for row in rows["auto-warm"].values()} == {"rendered"}  # read from the cache
+    assert rows["auto-warm"] == rows["auto"]  # one site of 42 pages: slot transfer, its samples read from the cache
     for policy in ("auto", "auto-warm"):
         assert {path: row["main_entity"] for path, row in rows[policy].items()} == {
             path: row["main_entity"] for path, row in rows["always"].items()}
