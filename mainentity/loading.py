@@ -154,15 +154,15 @@ def one_page_per_key(pages: Iterable[Page], taken: Iterable[tuple[str, str]] = (
     taken = set(taken)
     for page in pages:
         if page_key(page) in taken:
-            failures.append(PageFailure(page.site_id, page.url, f"{page.url}: its site id {page.site_id!r} and path "
-                                        f"{page.path!r} are those of an error row of its input", page.url))
-            continue
-        first = kept.setdefault(page_key(page), page)
-        if first is page or (first.url == page.url and first.html == page.html):
-            continue
+            owner = "an error row of its input"
+        else:
+            first = kept.setdefault(page_key(page), page)
+            if first is page or (first.url == page.url and first.html == page.html):
+                continue
+            owner = f"{first.url}, read before it; rows name a page by both, so predict it in another run or from a " \
+                    "folder of another name"
         failures.append(PageFailure(page.site_id, page.url, f"{page.url}: its site id {page.site_id!r} and path "
-                                    f"{page.path!r} are those of {first.url}, read before it; rows name a page by "
-                                    "both, so predict it in another run or from a folder of another name", page.url))
+                                    f"{page.path!r} are those of {owner}", page.url))
     return list(kept.values()), failures
 
 
@@ -226,7 +226,7 @@ def read_page_file(
     if not file.exists() or file.is_dir():  # a FIFO or a device is refused below, with its row
         raise FileNotFoundError(f"page {str(page_path)!r} is not a file")
     # named as given: a symbolic link's own name and folder, a name that is not UTF-8 with \xNN escapes
-    site_id, relative = escaped_name(folder_name(named.parent)), escaped_name(folder_name(named))
+    site_id, relative = escaped_name(folder_name(named.parent)), escaped_name(named.name)
     for dump_dir in file.parents[:_MAX_DUMP_DEPTH]:
         if (dump_dir / MANIFEST_NAME).is_file():
             loaded = load_pages([str(dump_dir)], anchor_url_pattern=anchor_url_pattern, configurable=False)

@@ -541,7 +541,7 @@ def _predict_rendering_few(
         return [by_key[page_key(d.page)] for d in documents]
 
     cached = None
-    if isinstance(read, RenderedDocuments) and read.render.cache_path():  # the pages its cache holds: no static read
+    if isinstance(read, RenderedDocuments):  # the pages its cache holds are not read statically
         from mainentity.render.cache import cached_pages
 
         def cached(batch: Sequence[Page]) -> set[tuple[str, str]]:

@@ -190,8 +190,8 @@ def answer_pages(
     sites = _by_site(pages)
     small = [page for site_pages in sites.values() if len(site_pages) < settings.min_site_pages
              for page in site_pages]
-    in_cache = cached(small) if cached is not None and small else set()
     if small:  # every small site's static answers first, then one render call for all the rest
+        in_cache = cached(small) if cached is not None else set()
         unread = [page for page in small if (page.site_id, page.path) not in in_cache]
         static = (_static_answers(unread, read_static, predict_static, settings.static_threshold)
                   if predict_static is not None and unread else {})
