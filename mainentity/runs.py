@@ -259,8 +259,7 @@ def predict(
     if render_policy == "always" and not renders(model):
         raise _never_renders(model.config)
     inputs = [inputs] if isinstance(inputs, (str, Path)) else list(inputs)
-    identity = model_identity(model.config.name, model.directory, model.directory / MODEL_FILE,
-                              model.recognizer.get_params().get("abstain_below"))
+    identity = _identity(model)
     with PredictionWriter(output, retry_errors=retry_errors, model=identity, overwrite=overwrite) as writer:
         n_before = len(writer.done)
         try:
@@ -322,6 +321,12 @@ def _predict_into(writer: PredictionWriter, model: TrainedModel, inputs: list[st
     seconds = time.perf_counter() - started
     logger.info("predicted %s in %.1f s (%.2f pages/s; reading the inputs and the model not counted)",
                 counted(len(pages), "page"), seconds, len(pages) / max(seconds, 1e-9))
+
+
+def _identity(model: TrainedModel) -> dict:
+    """:func:`model_identity` of a loaded model, with the probability it abstains below (its sidecar record)."""
+    return model_identity(model.config.name, model.directory, model.directory / MODEL_FILE,
+                          model.recognizer.get_params().get("abstain_below"))
 
 
 def _load_model(model_dir: str | Path | None, abstain_below: float | None = None) -> TrainedModel:
@@ -416,8 +421,7 @@ def evaluate(model_dir: str | Path | None, dataset: str | Path, out_dir: str | P
         When some of the pages were training pages of the model (same HTML); ``report.md`` says so too.
     """
     model = _load_model(model_dir, abstain_below)
-    identity = model_identity(model.config.name, model.directory, model.directory / MODEL_FILE,
-                              model.recognizer.get_params().get("abstain_below"))
+    identity = _identity(model)
     if out_dir is not None and not overwrite:  # before any page is read: another model's report is kept
         check_same_model(Path(out_dir) / "per_page.csv", identity)
     loaded = load_pages([str(dataset)], anchor_url_pattern=model.config.data.anchor_url_pattern, configurable=False)

@@ -87,13 +87,11 @@ from mainentity.sitedump.subresources import (
 
 __all__ = [
     "HTML_SUFFIXES", "MANIFEST_NAME", "MAX_CACHED_BYTES", "MAX_MANIFEST_BYTES", "MAX_MANIFEST_LINE_BYTES",
-    "MAX_PAGE_BYTES", "DumpFile", "DumpFiles", "FileMemo",
-    "PageFailure", "PageReadError", "SiteDump", "SubresourceSource", "SubresourceSources", "check_decoded",
-    "declared_charset", "decode_html", "escaped_name", "find_base_href", "find_page_files", "folder_name",
-    "is_input_directory",
-    "label_in_page", "looks_binary", "manifest_entry_problem", "manifest_labels",
-    "outside_reason", "own_url", "page_digest",
-    "page_from_html", "page_key", "page_url", "read_dataset", "read_manifest", "read_page_bytes", "read_site_dump",
-    "site_of_url", "sites_by_own_url", "sniff_html", "subresource_candidates", "URL_MARKERS",
+    "MAX_PAGE_BYTES", "DumpFile", "DumpFiles", "FileMemo", "PageFailure", "PageReadError", "SiteDump",
+    "SubresourceSource", "SubresourceSources", "check_decoded", "declared_charset", "decode_html",
+    "escaped_name", "find_base_href", "find_page_files", "folder_name", "is_input_directory", "label_in_page",
+    "looks_binary", "manifest_entry_problem", "manifest_labels", "outside_reason", "own_url", "page_digest",
+    "page_from_html", "page_key", "page_url", "read_dataset", "read_manifest", "read_page_bytes",
+    "read_site_dump", "site_of_url", "sites_by_own_url", "sniff_html", "subresource_candidates", "URL_MARKERS",
     "web_url_problem",
 ]
