@@ -31,7 +31,7 @@ from mainentity.loading import page_key
 from mainentity.log_summary import repeated_message
 from mainentity.model_store import TrainedModel
 from mainentity.recognizers.base import Recognizer, make_recognizer
-from mainentity.records import Document, Page, Prediction
+from mainentity.records import Document, Page, Prediction, RenderedPage
 from mainentity.render_few import answered_with_scripts, noting_scripts
 from mainentity.sitedump import SubresourceSources, page_digest
 
@@ -540,12 +540,19 @@ def _predict_rendering_few(
         by_key = {(answer.site_id, answer.path): answer for answer in answers}
         return [by_key[page_key(d.page)] for d in documents]
 
-    cached = None
+    cached, static_cache = None, None
     if isinstance(read, RenderedDocuments):  # the pages its cache holds are not read statically
         from mainentity.render.cache import cached_pages
+        from mainentity.render.static_cache import StaticReadingCache
 
         def cached(batch: Sequence[Page]) -> set[tuple[str, str]]:
             return cached_pages(batch, render_settings(read.render), read.render.cache_path(), read.subresources)
+
+        static_cache = StaticReadingCache(read.render.cache_path())  # a warm run reads no page twice
+
+    def static_reading(page: Page) -> RenderedPage:
+        files = sources.for_page(page)
+        return static_cache.read(page, files) if static_cache is not None else read_static(page, files)
 
     def predict_static(documents: Sequence[Document]) -> list[Prediction]:
         try:
@@ -559,7 +566,7 @@ def _predict_rendering_few(
     try:
         for prediction in answer_pages(
             pages, render=render, predict=predict,
-            read_static=lambda page: read_static(page, sources.for_page(page)),
+            read_static=static_reading,
             predict_static=predict_static if static_model is not None else None, cached=cached,
         ):
             if prediction.answered_by != "rendered" and prediction.score < abstain_below:

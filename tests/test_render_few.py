@@ -185,3 +185,27 @@ def test_auto_keeps_the_model_abstention_threshold(tmp_path):
     read = [p for p in predictions if p.answered_by in ("slot", "static")]
     assert read and all(p.main_entity == "" for p in read if p.score < 0.9)
     assert all(p.candidates for p in read)  # the text is kept for review
+
+
+def test_a_warm_run_reads_no_lone_page_statically_again(tmp_path, monkeypatch):
+    """Lone pages answered from their static reading: the second run reads the stored readings (a static
+    reading costs about a trafilatura extraction, reading it back a seventh of that) and writes the same rows."""
+    import mainentity.render.static_cache as static_cache
+    from mainentity.cli import main
+
+    crawl = tmp_path / "crawl"
+    crawl.mkdir()
+    for host, name in (("kettles.test", "Copper Kettle"), ("lamps.test", "Brass Desk Lamp"), ("news.test", "Harbour")):
+        (crawl / f"{host}.html").write_text(
+            f'<!doctype html><title>{name} | {host}</title><link rel="canonical" href="http://{host}/item">'
+            f"<nav><a href='/'>Home</a> <a href='/about'>About</a></nav><h1>{name}</h1><p>{name} is here.</p>")
+    rows = []
+    for run in ("cold", "warm"):
+        if run == "warm":
+            monkeypatch.setattr(static_cache, "read_static", lambda page, files=None: pytest.fail(f"{page.path} read"))
+        out = tmp_path / f"{run}.jsonl"
+        command = ["predict", str(crawl), "-o", str(out), "--render", "auto", "--cache-dir", str(tmp_path / "c")]
+        assert main(command) == 0
+        rows.append(out.read_text().splitlines())
+    assert rows[1] == rows[0] and len(rows[0]) == 3
+    assert any(json.loads(row)["answered_by"] == "static" for row in rows[0])

@@ -103,7 +103,7 @@ def cache_key(
     >>> cache_key(a, RenderSettings(), [(css, "ab12")]) == cache_key(a, RenderSettings(), [(css, "cd34")])
     False
     """
-    return _key(_page_digest(page, settings), subresources)
+    return entry_key(_page_digest(page, settings), subresources)
 
 
 def _page_digest(page: Page, settings: RenderSettings):
@@ -128,8 +128,10 @@ def _page_digest(page: Page, settings: RenderSettings):
     return digest
 
 
-def _key(page_digest, subresources: Iterable[tuple[str, str]] | None) -> str:
-    """:func:`cache_key` from the page's :func:`_page_digest` (left unchanged)."""
+def entry_key(page_digest, subresources: Iterable[tuple[str, str]] | None) -> str:
+    """Hex SHA-256 of an entry: ``page_digest`` (a ``hashlib`` SHA-256 state over what names the page, left
+    unchanged) extended by the ``(url, sha256)`` pairs ``subresources`` (sorted, each once); ``None``: the
+    key of the page's request list. :func:`cache_key` with the page's :func:`_page_digest`."""
     digest = page_digest.copy()
     if subresources is not None:
         digest.update(b"\0")
@@ -257,13 +259,34 @@ def current_subresources(
     return tuple(sorted((u, f.sha256 if f is not None else "") for u, f in found.items()))
 
 
-def _with_dump_state(
+def with_dump_state(
     subresources: Iterable[tuple[str, str]], files: SubresourceSource | None
 ) -> list[tuple[str, str]]:
     """``subresources`` plus whether the page's dump (``files``) holds anything to serve: when it holds
-    pages only, the page's images are not even requested, so they are missing from its request list."""
+    pages only, the page's images are not even requested (nor its style sheets looked up by the static
+    reader), so they are missing from its request list."""
     holds = files is not None and files.holds_subresources
     return [*subresources, ("", "dump holds subresources" if holds else "dump holds pages only")]
+
+
+def write_entry(path: Path, data: bytes) -> None:
+    """Write a cache file atomically (a temporary file beside it, then :func:`os.replace`): readers in other
+    processes see the whole old file or the whole new one.
+
+    Raises
+    ------
+    OSError
+        If the directory cannot be created or written.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 class RenderCache:
@@ -303,16 +326,16 @@ class RenderCache:
         subresources are served and the page has no request list yet."""
         page_digest = _page_digest(page, settings)
         if not settings.subresources:
-            return self._file(_key(page_digest, None), ".json.gz")
+            return self._file(entry_key(page_digest, None), ".json.gz")
         try:
-            urls = json.loads(self._file(_key(page_digest, None), ".requests.json").read_bytes())
+            urls = json.loads(self._file(entry_key(page_digest, None), ".requests.json").read_bytes())
         except FileNotFoundError:
             return None
         except ValueError as exc:
             logger.warning("ignoring unreadable render cache request list of %s: %s", page.path, exc)
             return None
-        subresources = _with_dump_state(current_subresources(page, urls, files), files)
-        return self._file(_key(page_digest, subresources), ".json.gz")
+        subresources = with_dump_state(current_subresources(page, urls, files), files)
+        return self._file(entry_key(page_digest, subresources), ".json.gz")
 
     def get(
         self, page: Page, settings: RenderSettings, files: SubresourceSource | None = None
@@ -336,8 +359,9 @@ class RenderCache:
 
     def _timeout_note(self, first: RenderOutcome, settings: RenderSettings, files: SubresourceSource | None) -> Path:
         """Where the timeout note of ``first.page`` rendered with ``settings`` is stored (module docstring)."""
-        requested = _with_dump_state(first.subresources, files) if settings.subresources else []
-        key = _key(_page_digest(first.page, settings), [*requested, ("", f"timed out after {settings.timeout_s!r} s")])
+        requested = with_dump_state(first.subresources, files) if settings.subresources else []
+        key = entry_key(_page_digest(first.page, settings),
+                        [*requested, ("", f"timed out after {settings.timeout_s!r} s")])
         return self._file(key, ".timed-out.json")
 
     def scripts_timeout(
@@ -372,7 +396,7 @@ class RenderCache:
         if not second.timed_out or second.page != first.page:
             raise ValueError(f"not a timed-out rendering of {first.page.path}: {second.error or 'rendered'}")
         note = json.dumps({"format": CACHE_FORMAT, "error": second.error}, ensure_ascii=False).encode("utf-8")
-        self._write(self._timeout_note(first, settings, files), note)
+        write_entry(self._timeout_note(first, settings, files), note)
 
     def put(self, outcome: RenderOutcome, settings: RenderSettings, files: SubresourceSource | None = None) -> None:
         """Store a page's rendering atomically (replacing any previous entry), under the key of the
@@ -389,24 +413,13 @@ class RenderCache:
         data = gzip.compress(dump_outcome(outcome), compresslevel=6, mtime=0)
         page_digest = _page_digest(outcome.page, settings)
         if not settings.subresources:
-            self._write(self._file(_key(page_digest, None), ".json.gz"), data)
+            write_entry(self._file(entry_key(page_digest, None), ".json.gz"), data)
             return
-        key = _key(page_digest, _with_dump_state(outcome.subresources, files))
-        self._write(self._file(key, ".json.gz"), data)
+        key = entry_key(page_digest, with_dump_state(outcome.subresources, files))
+        write_entry(self._file(key, ".json.gz"), data)
         urls = json.dumps(sorted({url for url, _ in outcome.subresources})).encode("utf-8")
-        self._write(self._file(_key(page_digest, None), ".requests.json"), urls)
+        write_entry(self._file(entry_key(page_digest, None), ".requests.json"), urls)
 
-    @staticmethod
-    def _write(path: Path, data: bytes) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
 
 
 #: Renderers kept open for the life of this process by :func:`hold_renderer`, by their settings.

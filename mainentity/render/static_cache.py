@@ -1,0 +1,181 @@
+"""On-disk cache of static readings (:func:`mainentity.render.static.read_static`), in the render cache's directory.
+
+A warm ``--render auto`` run answers most lone pages from their static reading: without this cache it parses
+each page and computes its CSS cascade again, which costs about as much as trafilatura's whole extraction of
+it; reading the stored reading back costs a gzip and JSON decoding (``benchmarks/render_cost.py --warm``:
+``benchmarks/results/render_cost.md``).
+
+An entry is keyed as a rendering is (:mod:`mainentity.render.cache`), in two steps: a *request list* under the
+key of the page alone (its markup and URL, :func:`reader_digest`) names the style sheets the reader looked up
+in the page's site dump (linked ones and their ``@import``); the entry's key adds the SHA-256 of each as the
+dump holds it now (``""`` when it holds none) and whether the dump holds anything but pages. A changed style
+sheet, page or reader reads the page anew. Entries are :func:`~mainentity.render.cache.dump_outcome`'s JSON,
+gzipped, at ``<directory>/<key[:2]>/<key>.static.json.gz``, request lists at ``<key>.static-requests.json``;
+writes are atomic. A page the reader refuses (``ValueError``) is not stored: it is read, and refused, again.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import logging
+import os
+import re
+from functools import cache
+from importlib import metadata, util
+from pathlib import Path
+
+from mainentity.records import Page, RenderedPage
+from mainentity.render.cache import (
+    CACHE_FORMAT,
+    current_subresources,
+    dump_outcome,
+    entry_key,
+    load_outcome,
+    with_dump_state,
+    write_entry,
+)
+from mainentity.render.settings import RenderOutcome
+from mainentity.render.static import read_static
+from mainentity.sitedump import DumpFile, SubresourceSource
+
+logger = logging.getLogger(__name__)
+
+#: Third-party packages whose output the static reading depends on (parser, CSS tokenizer, selectors).
+READER_PACKAGES = ("selectolax", "tinycss2", "cssselect2")
+_IMPORT = re.compile(r"^\s*(?:from|import)\s+(mainentity(?:\.\w+)*)", re.M)
+
+
+def reader_modules() -> set[str]:
+    """The ``mainentity`` modules whose code makes a static reading: :mod:`mainentity.render.static` and every
+    module it imports, directly or not (any ``from mainentity... import`` or ``import mainentity...`` line of
+    their source)."""
+    seen, todo = set(), ["mainentity.render.static"]
+    while todo:
+        name = todo.pop()
+        spec = util.find_spec(name) if name not in seen else None
+        if spec is None or spec.origin is None:  # seen, or an imported name (``from mainentity.text import x``)
+            continue
+        seen.add(name)
+        todo.extend(_IMPORT.findall(Path(spec.origin).read_text(encoding="utf-8")))
+    return seen
+
+
+@cache
+def reader_digest() -> str:
+    """Hex SHA-256 over the source of the :func:`reader_modules` and the versions of :data:`READER_PACKAGES`:
+    a changed reader keys every page anew, without a version number to remember to bump. Computed once per
+    process (a few ms)."""
+    digest = hashlib.sha256(json.dumps([metadata.version(name) for name in READER_PACKAGES]).encode())
+    for name in sorted(reader_modules()):
+        digest.update(name.encode() + b"\0" + Path(util.find_spec(name).origin).read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+class _LookupRecord:
+    """A :class:`SubresourceSource` that notes the SHA-256 of each file looked up in it (``""`` when absent)."""
+
+    def __init__(self, source: SubresourceSource) -> None:
+        self._source = source
+        self.holds_subresources = source.holds_subresources
+        self.found: dict[str, str] = {}
+
+    def holds_page(self, page: Page) -> bool:
+        return self._source.holds_page(page)
+
+    def find(self, url: str, page_url: str, page_path: str) -> DumpFile | None:
+        found = self._source.find(url, page_url, page_path)
+        self.found[url] = found.sha256 if found is not None else ""
+        return found
+
+
+class StaticReadingCache:
+    """A directory of static readings keyed as in the module docstring.
+
+    Parameters
+    ----------
+    directory : str or path-like
+        Created on the first write if missing; the render cache's directory serves.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> cache = StaticReadingCache(tempfile.mkdtemp())
+    >>> page = Page("s", "1.htm", "http://s.test/1", "<title>T</title><h1>Hello</h1>")
+    >>> cache.get(page) is None
+    True
+    >>> [block.text for block in cache.read(page).blocks]
+    ['Hello']
+    >>> repr(cache.get(page)) == repr(read_static(page))  # repr: a reading's boxes are NaN, unequal to themselves
+    True
+    """
+
+    def __init__(self, directory: str | os.PathLike) -> None:
+        self.directory = Path(directory)
+
+    def read(self, page: Page, files: SubresourceSource | None = None) -> RenderedPage:
+        """:func:`~mainentity.render.static.read_static` of ``page`` with its site dump's style sheets
+        (``files``, ``None`` when unknown): the stored reading when the cache holds it, else read and stored.
+
+        Raises
+        ------
+        ValueError
+            As :func:`~mainentity.render.static.read_static` does (nothing is stored then).
+        OSError
+            If the directory cannot be created or written.
+        """
+        stored = self.get(page, files)
+        if stored is not None:
+            return stored
+        record = _LookupRecord(files) if files is not None else None
+        rendered = read_static(page, record)
+        self._put(page, rendered, record, files)
+        return rendered
+
+    def get(self, page: Page, files: SubresourceSource | None = None) -> RenderedPage | None:
+        """The stored static reading of ``page``, or ``None`` on a miss (absent, corrupt or foreign entry,
+        or a style sheet changed since)."""
+        page_digest = _page_digest(page)
+        try:
+            urls = json.loads(self._file(entry_key(page_digest, None), ".static-requests.json").read_bytes())
+            data = self._file(entry_key(page_digest, _looked_up(page, urls, files)), ".static.json.gz").read_bytes()
+            return load_outcome(gzip.decompress(data), page).rendered
+        except FileNotFoundError:
+            return None
+        except (OSError, EOFError, ValueError, TypeError) as exc:
+            logger.warning("ignoring unreadable static reading cache entry of %s: %s", page.path, exc)
+            return None
+
+    def _put(self, page: Page, rendered: RenderedPage, record: _LookupRecord | None,
+             files: SubresourceSource | None) -> None:
+        """Store ``rendered`` under the style sheets ``record`` saw, and their URLs as the page's request list."""
+        found = sorted(record.found.items()) if record is not None else []
+        page_digest = _page_digest(page)
+        data = gzip.compress(dump_outcome(RenderOutcome(page, rendered, subresources=tuple(found))),
+                             compresslevel=6, mtime=0)
+        write_entry(self._file(entry_key(page_digest, with_dump_state(found, files)), ".static.json.gz"), data)
+        urls = json.dumps([url for url, _ in found]).encode("utf-8")
+        write_entry(self._file(entry_key(page_digest, None), ".static-requests.json"), urls)
+
+    def _file(self, key: str, suffix: str) -> Path:
+        return self.directory / key[:2] / f"{key}{suffix}"
+
+
+def _page_digest(page: Page):
+    """SHA-256 state over what names a page's static reading: the entry format, :func:`reader_digest`, the
+    page's URL and markup."""
+    head = json.dumps([CACHE_FORMAT, "static reading", reader_digest(), page.url])
+    digest = hashlib.sha256(head.encode("utf-8"))
+    digest.update(b"\0")
+    digest.update(page.html.encode("utf-8", "surrogatepass"))
+    return digest
+
+
+def _looked_up(page: Page, urls: list, files: SubresourceSource | None) -> list[tuple[str, str]]:
+    """``(url, sha256)`` now of the style sheets a request list names, with the dump's state, as :meth:`_put`
+    keyed them; a request list that is no list of URLs raises ``TypeError``."""
+    if not all(isinstance(url, str) for url in urls):
+        raise TypeError(f"a request list that is not a list of URLs: {urls!r:.80}")
+    held = files if files is not None and files.holds_subresources else None
+    return with_dump_state(current_subresources(page, urls, held), files)
