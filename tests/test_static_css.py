@@ -235,3 +235,14 @@ def test_the_plain_path_gives_up_on_a_hostile_part_without_backtracking(make):
     assert static_css._plain_part_items(text) is None
     if not text.startswith("/*"):  # 20 000 comments in a row: tinycss2's own parse is not the reference there
         assert compile_sheet(text) == _full_parse(text)
+
+
+@pytest.mark.parametrize("make", [lambda n: "a{" + "b:c(d) " * n, lambda n: "a{" + "'s' " * n + "\\}",
+                                  lambda n: "@media screen{" + "a{b:c}" * n, lambda n: "a{b:" + "u" * n + "rl(x y)}",
+                                  lambda n: "a{" + "[x] " * n + "/* */}", lambda n: "a{" + "color:red;" * n + "x:(;}",
+                                  lambda n: "a" + " b(c)" * n + ";{top:0}", lambda n: "a{x:" + "url(y) " * n + "url(}"])
+def test_the_scan_reads_a_hostile_sheet_in_linear_time(make):
+    """Long runs of what one match of the scan reads (a simple rule, the rest of a block, a declaration)
+    before what it does not: a match that backtracked over them would hang; these cut the same rules."""
+    text = make(20_000)
+    assert compile_sheet(text) == _full_parse(text)
