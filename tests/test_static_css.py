@@ -221,7 +221,24 @@ def test_plain_parts_compile_without_tinycss2_as_tinycss2_compiles_them():
             n_plain += 1
             assert plain == _full_parse(text), text
     assert n_plain >= 40  # the plain path is taken (the generated sheets are mostly tricky)
-    assert static_css._plain_part_items("a:nth-child(2n+1){top:0}") is None  # tinycss2 writes "2n/**/+1"
+    # a rule the plain path does not read is parsed alone by tinycss2, which writes "2n/**/+1"
+    assert static_css._plain_part_items("a:nth-child(2n+1){top:0}") == _full_parse("a:nth-child(2n+1){top:0}")
+
+
+def test_plain_style_attributes_read_as_tinycss2_reads_them():
+    """A ``style`` attribute that is a plain block's content skips tinycss2's tokenizer: the blocks of the
+    rules above and attributes with what tinycss2 reads otherwise give the declarations tinycss2 gives."""
+    texts = [rule[rule.index("{") + 1 : rule.rindex("}")] for rule in _RULES if "{" in rule and "}" in rule]
+    texts += ["color: red\r\n; top: 0\f", "font: 12px 'A B'\0", "color: red; <!-- top: 0", "x: url(a); color: red",
+              "color: red; --> top: 0", "font-family: u+a1", "color: red; } top: 0", "@x; color: red", "color: 'a\\'"]
+    n_plain = 0
+    for text in texts:
+        assert static_css._style_attribute.__wrapped__(text) == static_css.declarations_of(text), text
+        normalised = static_css._normalised(text)
+        n_plain += (static_css._PLAIN_BLOCK_CONTENT.fullmatch(normalised) is not None
+                    and static_css._NOT_PLAIN.search(normalised) is None
+                    and static_css._plain_declarations(normalised) is not None)
+    assert n_plain >= 30
 
 
 @pytest.mark.parametrize("make", [lambda n: " " * n + "@x", lambda n: "a{color:" + " " * n + "red !x}",
@@ -232,9 +249,11 @@ def test_the_plain_path_gives_up_on_a_hostile_part_without_backtracking(make):
     backtracked over them (as a first version did, about 100 s for 4000 spaces) would hang on such a sheet;
     this one gives up in time linear in the part's length and leaves it to tinycss2."""
     text = make(20_000)
-    assert static_css._plain_part_items(text) is None
-    if not text.startswith("/*"):  # 20 000 comments in a row: tinycss2's own parse is not the reference there
-        assert compile_sheet(text) == _full_parse(text)
+    plain = static_css._plain_part_items(text)
+    if text.startswith("/*"):  # 20 000 comments in a row: tinycss2's own parse is not the reference there
+        assert plain is None
+    else:  # a rule the plain path does not read is parsed alone by tinycss2
+        assert plain in (None, _full_parse(text)) and compile_sheet(text) == _full_parse(text)
 
 
 @pytest.mark.parametrize("make", [lambda n: "a{" + "b:c(d) " * n, lambda n: "a{" + "'s' " * n + "\\}",
