@@ -297,7 +297,8 @@ def load_inputs(
     loaded = (load_pages(datasets, base_url=base_url, anchor_url_pattern=anchor_url_pattern, configurable=False)
               if datasets else LoadedPages((), ()))
     pages, sources, failures = list(loaded.pages), loaded.subresources.items(), list(loaded.failures)
-    read = {(page.url, page.html) for page in pages}  # a file of a folder given too is that folder's page
+    # a file of a folder given too is that folder's page (hashing every page's HTML is for single pages only)
+    read = {(page.url, page.html) for page in pages} if singles else set()
     for path in singles:
         if path == STDIN:
             pages.append(_linked_alone(_stdin_page(base_url, read_stdin() if stdin is None else stdin),
