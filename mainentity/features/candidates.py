@@ -227,7 +227,7 @@ def _shown_in_other_words(parts: list[str], blocks: list[TextBlock]) -> list[boo
     if not parts or not blocks:
         return [False] * len(parts)
     headings = [words for block in blocks if block.heading_level and (words := tokenize(block.text))]
-    best_dice = dice_matrix(parts, [block.text for block in blocks]).max(axis=1)
+    best_dice = dice_matrix(parts, list(dict.fromkeys(block.text for block in blocks))).max(axis=1)  # each text once
     return [bool(dice >= 0.6) or any(tokenize(part)[:len(words)] == words for words in headings)
             for part, dice in zip(parts, best_dice, strict=True)]
 

@@ -146,13 +146,18 @@ _ASCII_CLASSES = (string.ascii_letters.encode(), string.ascii_uppercase.encode()
 
 
 @short_text_cache
-def _text_stats(text: str) -> tuple[frozenset[str], int, float, float, str]:
-    """Distinct terms, word count, upper-case share of letters, digit share of letters and digits, and
-    the tokens run together, of one text (cached: template texts repeat on every page of a site)."""
+def _text_stats(text: str) -> tuple[int, float, float, str]:
+    """Word count, upper-case share of letters, digit share of letters and digits, and the tokens run
+    together, of one text (cached: template texts repeat on every page of a site).
+
+    Numbers and a string only: the garbage collector stops tracking such a tuple, while one that held the
+    text's term set (:func:`~mainentity.text.term_set`, cached on its own) would be one more object that each
+    full collection walks and whose number, growing with the cache, sets the next one off.
+    """
     tokens = tokenize(text)
     n_letters, n_upper, n_digits = _char_counts(text)
-    return (term_set(text), len(tokens), n_upper / n_letters if n_letters else 0.0,
-            n_digits / max(n_letters + n_digits, 1), "".join(tokens))
+    return (len(tokens), n_upper / n_letters if n_letters else 0.0, n_digits / max(n_letters + n_digits, 1),
+            "".join(tokens))
 
 
 def _char_counts(text: str) -> tuple[int, int, int]:
@@ -201,7 +206,8 @@ def _coverage(candidates: Sequence[TextBlock], normalized: Sequence[str]) -> np.
     for i, (candidate, text) in enumerate(zip(candidates, normalized, strict=True)):
         if candidate.merged or not text:
             continue
-        for whole in merged_above(candidate.dom_path):
+        wholes = enclosing.get(candidate.dom_path)  # most paths are known: no call
+        for whole in merged_above(candidate.dom_path) if wholes is None else wholes:
             if text in whole:
                 out[i] = len(text) / len(whole)
                 break
@@ -310,12 +316,12 @@ def _site_names(rendered: RenderedPage, domain: str, site_titles: Sequence[str] 
     >>> _site_names(RenderedPage("Maple Trail (2) @ Hiker :: 痞客邦 PIXNET ::", (), ()), "stevenhgm.pixnet")
     ('stevenhgmpixnet', 'pixnet')
     """
-    names = [_text_stats(content)[4] for key, content in rendered.meta if key == "og:site_name"]
+    names = [_text_stats(content)[3] for key, content in rendered.meta if key == "og:site_name"]
     # a short segment most titles repeat is as often a category ("Tea") as the site's name
-    names += [name for segment in site_titles if len(name := _text_stats(segment)[4]) >= MIN_SITE_NAME_CHARS]
+    names += [name for segment in site_titles if len(name := _text_stats(segment)[3]) >= MIN_SITE_NAME_CHARS]
     names += _named_by_home_link(rendered, home_link_texts)
-    names += [_text_stats(segment)[4] for segment in _decoration_segments(rendered)]
-    if (title := _text_stats(rendered.title)[4]) in _GENERATOR_TITLE_KEYS:
+    names += [_text_stats(segment)[3] for segment in _decoration_segments(rendered)]
+    if (title := _text_stats(rendered.title)[3]) in _GENERATOR_TITLE_KEYS:
         names.append(title)
     domains = [domain.replace(".", ""), *([domain.rsplit(".", 1)[1]] if "." in domain else [])]
     return tuple(name for name in [*names, *domains] if len(name) >= MIN_SHORT_NAME_CHARS)
@@ -376,8 +382,8 @@ def _named_by_home_link(rendered: RenderedPage, home_link_texts: Sequence[str]) 
     >>> _named_by_home_link(rendered, ["Start"]), _named_by_home_link(rendered, ["Art"])
     ([], ['art'])
     """
-    homes = [_text_stats(text)[4] for text in home_link_texts]
-    segments = (_text_stats(pieces[-1])[4] for title in title_strings(rendered)
+    homes = [_text_stats(text)[3] for text in home_link_texts]
+    segments = (_text_stats(pieces[-1])[3] for title in title_strings(rendered)
                 if len(pieces := split_title(title)) >= 2)
     return [segment for segment in dict.fromkeys(segments)
             if any(home == segment or (len(segment) >= MIN_SITE_NAME_CHARS and _barely_holds(home, segment))
@@ -392,7 +398,7 @@ GENERATOR_TITLES = (
     "Untitled presentation", "Untitled document", "Untitled spreadsheet", "Slide 1", "Presentation1",
     "Document1", "Keynote Presentation",
 )
-_GENERATOR_TITLE_KEYS = frozenset(_text_stats(title)[4] for title in GENERATOR_TITLES)
+_GENERATOR_TITLE_KEYS = frozenset(_text_stats(title)[3] for title in GENERATOR_TITLES)
 
 
 @short_text_cache  # template texts repeat on every page of a site
@@ -407,7 +413,9 @@ def _is_site_name(text: str, site_names: tuple[str, ...]) -> bool:
     >>> _is_site_name("V8", ("v8",)), _is_site_name("V8 release", ("v8",)), _is_site_name("V8", ("v8dev",))
     (True, False, False)
     """
-    squashed = _text_stats(text)[4]
+    if text.isascii() and sum(_char_counts(text)[::2]) > max(map(len, site_names), default=0) + 8:
+        return False  # squashed, an ASCII text is its letters and digits: more than a name has (a paragraph)
+    squashed = _text_stats(text)[3]
     if len(squashed) < MIN_SHORT_NAME_CHARS:
         return False
     return any(squashed == name or (
@@ -453,10 +461,30 @@ def _holds_site_name(text: str, site_names: tuple[str, ...]) -> bool:
     # A segment's squashed text is a part of the whole's: a segment that equals or holds a name needs the
     # name in the whole, one held by a name needs a part of it; a text with neither is not cut (most texts).
     # Not so across the Hangul bar (U+3163): NFKC makes it a vowel that joins a leading consonant before it.
-    if HANGUL_BAR not in text and not _name_parts(site_names).search(_text_stats(text)[4]):
+    if HANGUL_BAR not in text and not _name_parts(site_names).search(_text_stats(text)[3]):
         return False
     segments = split_title(text)
     return len(segments) >= 2 and any(_is_site_name(segment, site_names) for segment in segments)
+
+
+def _site_name_columns(texts: Sequence[str], squashed: Sequence[str], site_names: tuple[str, ...],
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    """``site_name`` (:func:`_is_site_name`) and ``holds_site_name`` (:func:`_holds_site_name`) of each text,
+    ``squashed`` its tokens run together.
+
+    A text that names the site, or holds a segment that does, holds a name or a part of one squashed
+    (:func:`_name_parts`; the Hangul bar aside, see :func:`_holds_site_name`): one search rules out most
+    texts, where two cached calls a text cost twice as much on the lone pages.
+    """
+    is_name, holds_name = np.zeros(len(texts)), np.zeros(len(texts))
+    parts = _name_parts(site_names)
+    for i, (text, key) in enumerate(zip(texts, squashed, strict=True)):
+        if parts.search(key):
+            is_name[i] = _is_site_name(text, site_names)
+            holds_name[i] = _holds_site_name(text, site_names)
+        elif HANGUL_BAR in text:
+            holds_name[i] = _holds_site_name(text, site_names)
+    return is_name, holds_name
 
 
 @functools.lru_cache(maxsize=256)  # one per site
@@ -575,9 +603,9 @@ def _style_columns(
     columns["bold"] = np.array([candidate.bold for candidate in candidates], dtype=float)
     columns["weight"] = np.array([candidate.font_weight for candidate in candidates], dtype=float) / 900.0
     columns.update(_layout_columns(candidates, rendered, size))
-    columns["log_words"] = np.array([min(math.log1p(stat[1]) / math.log(101), 1.0) for stat in stats])
-    columns["upper_share"] = np.array([stat[2] for stat in stats])
-    columns["digit_share"] = np.array([stat[3] for stat in stats])
+    columns["log_words"] = np.array([min(math.log1p(stat[0]) / math.log(101), 1.0) for stat in stats])
+    columns["upper_share"] = np.array([stat[1] for stat in stats])
+    columns["digit_share"] = np.array([stat[2] for stat in stats])
     columns["in_link"] = np.array([candidate.in_link for candidate in candidates], dtype=float)
     columns["continues"] = np.array([candidate.text.lstrip()[:1] in CONTINUATION_MARKS for candidate in candidates],
                                     dtype=float)
@@ -586,11 +614,13 @@ def _style_columns(
 
 def _title_columns(
     candidates: Sequence[TextBlock], page: Page, rendered: RenderedPage, profile: SiteProfile,
-    normalized: list[str], terms: list, level: np.ndarray, size: np.ndarray,
+    normalized: list[str], stats: list, level: np.ndarray, size: np.ndarray,
 ) -> dict[str, np.ndarray]:
     """The columns that compare each candidate with the page's titles, meta titles, JSON-LD, URL slug and
-    incoming anchor texts, and with the site's name: ``title_dice`` to ``title_unsupported``."""
+    incoming anchor texts, and with the site's name: ``title_dice`` to ``title_unsupported`` (``stats``: the
+    candidates' :func:`_text_stats`)."""
     texts = [candidate.text for candidate in candidates]
+    terms = [term_set(text) for text in texts]
     domain, _, slug = url_parts(page.url) if page.url else ("", "", "")
     site_names = _site_names(rendered, domain, profile.site_title_segments, page.home_link_texts)
     # a whole title that several pages of the site share names a section or the site, not this page
@@ -604,18 +634,19 @@ def _title_columns(
                 if not _is_site_name(segment, site_names)]
     segment_keys = {normalize_text(segment) for segment in segments}
     title_keys = [normalize_text(title) for title in titles]
-    title_terms = frozenset(term for title in titles for term in _text_stats(title)[0])
+    title_terms = frozenset(term for title in titles for term in term_set(title))
     meta = [title for title in rendered.meta_titles if normalize_text(title) not in shared]
     own_title = rendered.title if rendered.title and normalize_text(rendered.title) not in shared else ""
-    dice = _dice_with_references(texts, [
+    distinct = {text: row for row, text in enumerate(dict.fromkeys(texts))}  # a text in several candidates
+    dice = _dice_with_references(list(distinct), [
         [own_title] if own_title and not _is_site_name(own_title, site_names) else [], segments,
         meta + [s for title in meta for s in split_title(title)],
         jsonld_titles(page.html), [slug], list(page.anchors),
         _prominent_texts(texts, level, size),
-    ])
+    ])[[distinct[text] for text in texts]]
     columns = {"title_dice": dice[:, 0], "title_segment_dice": dice[:, 1]}
     columns["title_segment_exact"] = np.array([key in segment_keys for key in normalized], dtype=float)
-    segment_terms = [terms_ for terms_ in (_text_stats(segment)[0] for segment in segments) if terms_]
+    segment_terms = [terms_ for terms_ in map(term_set, segments) if terms_]
     any_segment_term = frozenset().union(*segment_terms)
     columns["segment_recall"] = np.array([
         0.0 if t.isdisjoint(any_segment_term) else max(len(t & st) / len(st) for st in segment_terms)
@@ -628,8 +659,8 @@ def _title_columns(
     columns["title_precision"] = np.array([len(t & title_terms) / len(t) if t else 0.0 for t in terms])
     columns["meta_dice"], columns["jsonld_dice"] = dice[:, 2], dice[:, 3]
     columns["url_dice"] = dice[:, 4]
-    columns["site_name"] = np.array([_is_site_name(text, site_names) for text in texts], dtype=float)
-    columns["holds_site_name"] = np.array([_holds_site_name(text, site_names) for text in texts], dtype=float)
+    columns["site_name"], columns["holds_site_name"] = _site_name_columns(texts, [stat[3] for stat in stats],
+                                                                          site_names)
     columns["anchor_dice"] = dice[:, 5]
     is_title = np.array([candidate.kind == "title" for candidate in candidates])
     whole_keys = set(title_keys)
@@ -712,8 +743,7 @@ def candidate_features(
     size = np.array([candidate.font_size for candidate in candidates], dtype=float)
     size = np.where(np.isfinite(size) & (size > 0), size, 0.0)
     columns = _style_columns(candidates, rendered, stats, level, size)
-    columns.update(_title_columns(candidates, page, rendered, profile, normalized, [stat[0] for stat in stats],
-                                  level, size))
+    columns.update(_title_columns(candidates, page, rendered, profile, normalized, stats, level, size))
     columns.update(_position_columns(candidates, normalized, columns))
     columns["whole_share"] = whole_share(candidates, normalized)
     site = profile.features(candidates, slots)
