@@ -83,8 +83,24 @@ def test_a_refused_page_is_not_stored_and_a_corrupt_entry_is_a_miss(tmp_path, ca
     (entry,) = (tmp_path / "cache").glob("*/*.static.json.gz")
     entry.write_bytes(gzip.compress(b"{not json"))
     assert cache.get(page, files) is None
-    assert "ignoring unreadable static reading cache entry of item.html" in caplog.text
+    assert "ignoring unreadable static reading cache entry of shop.test/item.html" in caplog.text
     assert font_sizes(cache.read(page, files))["Kettle"] == 40.0
+    (requests,) = (tmp_path / "cache").glob("*/*.static-requests.json")
+    requests.write_text("{}")  # a page with no style sheet would find its entry under an empty list
+    assert cache.get(page, files) is None
+
+
+def test_a_cache_that_cannot_be_written_costs_speed_not_readings(tmp_path, monkeypatch, caplog):
+    """A read-only or full disk: each page is read and answered, and the failure said once."""
+    def full_disk(path, data):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(static_cache, "write_entry", full_disk)
+    page, files = site_dump(tmp_path)
+    cache = StaticReadingCache(tmp_path / "cache")
+    assert [font_sizes(cache.read(page, files))["Kettle"] for _ in range(3)] == [40.0, 40.0, 40.0]
+    assert caplog.text.count("static readings not stored in the render cache") == 1
+    assert "No space left on device" in caplog.text
 
 
 def test_the_reader_digest_covers_the_reader_and_what_it_imports_not_the_model():

@@ -36,7 +36,7 @@ from mainentity.render.cache import (
     with_dump_state,
     write_entry,
 )
-from mainentity.render.settings import RenderOutcome
+from mainentity.render.settings import RenderOutcome, page_label
 from mainentity.render.static import read_static
 from mainentity.sitedump import DumpFile, SubresourceSource
 
@@ -113,24 +113,32 @@ class StaticReadingCache:
 
     def __init__(self, directory: str | os.PathLike) -> None:
         self.directory = Path(directory)
+        self._unwritable = False  # said once: a read-only or full cache costs speed, not rows
 
     def read(self, page: Page, files: SubresourceSource | None = None) -> RenderedPage:
         """:func:`~mainentity.render.static.read_static` of ``page`` with its site dump's style sheets
         (``files``, ``None`` when unknown): the stored reading when the cache holds it, else read and stored.
 
+        A reading that cannot be stored (a read-only or full disk) is returned all the same; the first such
+        failure is logged as a warning, the others are not.
+
         Raises
         ------
         ValueError
             As :func:`~mainentity.render.static.read_static` does (nothing is stored then).
-        OSError
-            If the directory cannot be created or written.
         """
         stored = self.get(page, files)
         if stored is not None:
             return stored
         record = _LookupRecord(files) if files is not None else None
         rendered = read_static(page, record)
-        self._put(page, rendered, record, files)
+        try:
+            self._put(page, rendered, record, files)
+        except OSError as error:
+            if not self._unwritable:
+                logger.warning("static readings not stored in the render cache %s (%s): pages are read again "
+                               "on the next run", self.directory, error)
+            self._unwritable = True
         return rendered
 
     def get(self, page: Page, files: SubresourceSource | None = None) -> RenderedPage | None:
@@ -144,7 +152,7 @@ class StaticReadingCache:
         except FileNotFoundError:
             return None
         except (OSError, EOFError, ValueError, TypeError) as exc:
-            logger.warning("ignoring unreadable static reading cache entry of %s: %s", page.path, exc)
+            logger.warning("ignoring unreadable static reading cache entry of %s: %s", page_label(page), exc)
             return None
 
     def _put(self, page: Page, rendered: RenderedPage, record: _LookupRecord | None,
@@ -175,7 +183,7 @@ def _page_digest(page: Page):
 def _looked_up(page: Page, urls: list, files: SubresourceSource | None) -> list[tuple[str, str]]:
     """``(url, sha256)`` now of the style sheets a request list names, with the dump's state, as :meth:`_put`
     keyed them; a request list that is no list of URLs raises ``TypeError``."""
-    if not all(isinstance(url, str) for url in urls):
+    if not isinstance(urls, list) or not all(isinstance(url, str) for url in urls):
         raise TypeError(f"a request list that is not a list of URLs: {urls!r:.80}")
     held = files if files is not None and files.holds_subresources else None
     return with_dump_state(current_subresources(page, urls, held), files)
