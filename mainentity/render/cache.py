@@ -109,20 +109,22 @@ def cache_key(
 def _page_digest(page: Page, settings: RenderSettings):
     """SHA-256 state over what names the page in :func:`cache_key` (settings, versions, URL, markup), so
     the two keys of one lookup (request list and entry) hash the markup once."""
-    head = json.dumps(
-        [
-            CACHE_FORMAT,
-            BLOCKS_JS_VERSION,
-            META_KEYS,
-            settings.javascript is True,  # "auto" renders with scripts off first (render_pages)
-            settings.subresources,
-            settings.viewport_width,
-            settings.viewport_height,
-            browser_version(settings.executable_path),
-            page.url,
-        ]
-    )
-    digest = hashlib.sha256(head.encode("utf-8"))
+    return markup_digest(page, [
+        BLOCKS_JS_VERSION,
+        META_KEYS,
+        settings.javascript is True,  # "auto" renders with scripts off first (render_pages)
+        settings.subresources,
+        settings.viewport_width,
+        settings.viewport_height,
+        browser_version(settings.executable_path),
+    ])
+
+
+def markup_digest(page: Page, reader: list):
+    """SHA-256 state (``hashlib``) over the entry format, ``reader`` (JSON values naming what read the page:
+    settings, versions), the page's URL and its markup: the start of every key of one page's entries
+    (:func:`entry_key`)."""
+    digest = hashlib.sha256(json.dumps([CACHE_FORMAT, *reader, page.url]).encode("utf-8"))
     digest.update(b"\0")
     digest.update(page.html.encode("utf-8", "surrogatepass"))
     return digest

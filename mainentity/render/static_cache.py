@@ -28,11 +28,11 @@ from pathlib import Path
 
 from mainentity.records import Page, RenderedPage
 from mainentity.render.cache import (
-    CACHE_FORMAT,
     current_subresources,
     dump_outcome,
     entry_key,
     load_outcome,
+    markup_digest,
     with_dump_state,
     write_entry,
 )
@@ -144,7 +144,7 @@ class StaticReadingCache:
     def get(self, page: Page, files: SubresourceSource | None = None) -> RenderedPage | None:
         """The stored static reading of ``page``, or ``None`` on a miss (absent, corrupt or foreign entry,
         or a style sheet changed since)."""
-        page_digest = _page_digest(page)
+        page_digest = markup_digest(page, ["static reading", reader_digest()])
         try:
             urls = json.loads(self._file(entry_key(page_digest, None), ".static-requests.json").read_bytes())
             data = self._file(entry_key(page_digest, _looked_up(page, urls, files)), ".static.json.gz").read_bytes()
@@ -159,7 +159,7 @@ class StaticReadingCache:
              files: SubresourceSource | None) -> None:
         """Store ``rendered`` under the style sheets ``record`` saw, and their URLs as the page's request list."""
         found = sorted(record.found.items()) if record is not None else []
-        page_digest = _page_digest(page)
+        page_digest = markup_digest(page, ["static reading", reader_digest()])
         data = gzip.compress(dump_outcome(RenderOutcome(page, rendered, subresources=tuple(found))),
                              compresslevel=6, mtime=0)
         write_entry(self._file(entry_key(page_digest, with_dump_state(found, files)), ".static.json.gz"), data)
@@ -170,20 +170,9 @@ class StaticReadingCache:
         return self.directory / key[:2] / f"{key}{suffix}"
 
 
-def _page_digest(page: Page):
-    """SHA-256 state over what names a page's static reading: the entry format, :func:`reader_digest`, the
-    page's URL and markup."""
-    head = json.dumps([CACHE_FORMAT, "static reading", reader_digest(), page.url])
-    digest = hashlib.sha256(head.encode("utf-8"))
-    digest.update(b"\0")
-    digest.update(page.html.encode("utf-8", "surrogatepass"))
-    return digest
-
-
 def _looked_up(page: Page, urls: list, files: SubresourceSource | None) -> list[tuple[str, str]]:
     """``(url, sha256)`` now of the style sheets a request list names, with the dump's state, as :meth:`_put`
     keyed them; a request list that is no list of URLs raises ``TypeError``."""
     if not isinstance(urls, list) or not all(isinstance(url, str) for url in urls):
         raise TypeError(f"a request list that is not a list of URLs: {urls!r:.80}")
-    held = files if files is not None and files.holds_subresources else None
-    return with_dump_state(current_subresources(page, urls, held), files)
+    return with_dump_state(current_subresources(page, urls, files), files)
