@@ -310,7 +310,7 @@ def _predict_into(writer: PredictionWriter, model: TrainedModel, inputs: list[st
 
     started = time.perf_counter()
     # the inputs and the models live to the end of the run: the cycle collector's full collections need not
-    # walk their objects (about 2000 per lone page) again and again; unfrozen after, for a caller's process
+    # walk their objects (pages, link graphs) again and again; unfrozen after, for a caller's process
     gc.freeze()
     try:
         if cluster is not None:
