@@ -207,9 +207,25 @@ def title_segment_candidates(rendered: RenderedPage, blocks: list[TextBlock],
     return found
 
 
+#: Where a candidate of a title's text that the page does not show points (the ``<title>`` element).
+UNSHOWN_PATH = "html[0]/head[0]/title[0]"
+
+
 def _unshown(text: str) -> TextBlock:
     """A candidate of a title's text that the page does not show: no box, font size 0."""
-    return TextBlock(text, "title", "html[0]/head[0]/title[0]", 0.0, 400, False, 0.0, 0.0, 0.0, 0.0, kind="title")
+    return TextBlock(text, "title", UNSHOWN_PATH, 0.0, 400, False, 0.0, 0.0, 0.0, 0.0, kind="title")
+
+
+def is_unshown_title(candidate: TextBlock) -> bool:
+    """Whether a candidate is a title's (or meta title's) text that the page shows nowhere.
+
+    >>> is_unshown_title(_unshown("Storm closes the bridge - Daily"))
+    True
+    >>> h1 = TextBlock("Storm closes the bridge", "h1", "html[0]/body[1]/h1[0]", 32, 700, True, 8, 8, 400, 37)
+    >>> is_unshown_title(h1)
+    False
+    """
+    return candidate.kind == "title" and candidate.dom_path == UNSHOWN_PATH
 
 
 def _balanced(text: str) -> bool:

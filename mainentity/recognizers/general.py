@@ -54,7 +54,7 @@ from sklearn.utils.validation import check_is_fitted
 from mainentity.features.candidates import page_candidates, page_title_segments
 from mainentity.features.generic_titles import short_link_texts, with_generic_title
 from mainentity.features.jsonld import jsonld_entity_names, jsonld_titles
-from mainentity.features.labels import main_entity_labels
+from mainentity.features.labels import main_entity_labels, shown_main_entity_labels
 from mainentity.features.site import HOLDS_LABEL, IS_LABEL, SITE_FEATURES, SiteProfile, site_profile, slot_of
 from mainentity.features.split_headings import split_heading_copies
 from mainentity.features.transfer import MONOTONIC_FEATURES, TRANSFER_FEATURES, candidate_features, holds_words
@@ -357,6 +357,7 @@ class GeneralRecognizer(Recognizer):
             # a text that holds the site's name beside a long label is its wrapper: labeled only if exact
             y = main_entity_labels([c.text for c in candidates], document.page.main_entity,
                                    exact_only=x[:, _HOLDS_SITE_NAME] == 1.0)
+            y = shown_main_entity_labels(candidates, y, document.page.main_entity)
             negatives = np.flatnonzero(~y)
             if len(negatives) > self.max_negatives:
                 keep = np.sort(np.concatenate([np.flatnonzero(y), rng.choice(negatives, self.max_negatives,
