@@ -272,3 +272,33 @@ def test_a_timed_out_second_rendering_is_noted_under_its_page_settings_and_subre
     # another timeout: the note does not hold, the page is rendered again (here: fails for want of Chromium)
     with pytest.raises(TypeError):
         list(render_pages([skeleton], dataclasses.replace(auto, timeout_s=8), tmp_path))
+
+
+def test_a_cache_that_cannot_be_written_costs_speed_not_renderings(tmp_path, monkeypatch, caplog):
+    """A read-only or full disk: every page is rendered and yielded, and the failure said once."""
+    import mainentity.render.cache as render_cache
+
+    class FakeRenderer:  # renders without Chromium
+        def __init__(self, settings):
+            self.settings = settings
+
+        def start(self):
+            pass
+
+        def render(self, pages, subresources, scripts=False):
+            return (RenderOutcome(page, make_rendered(title=page.path)) for page in pages)
+
+        def close(self):
+            pass
+
+    def full_disk(path, data):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(render_cache, "Renderer", FakeRenderer)
+    monkeypatch.setattr(render_cache, "write_entry", full_disk)
+    pages = [Page("shop", f"pages/{i}.htm", f"http://shop.test/{i}.htm", "<p>x</p>") for i in range(3)]
+    for _ in range(2):  # nothing stored: the second run renders every page again
+        outcomes = list(render_pages(pages, RenderSettings(), tmp_path / "cache"))
+        assert [o.rendered.title for o in outcomes] == [page.path for page in pages]
+    assert caplog.text.count("renderings not stored in the render cache") == 2  # once per run
+    assert "No space left on device" in caplog.text

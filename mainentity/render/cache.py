@@ -521,7 +521,8 @@ def render_pages(
     more (``scripts`` says why), else with its first rendering (module docstring). A second rendering
     that timed out is noted in the cache, and not tried again while the note holds (module docstring).
     The scripts-on tabs are closed once the chunk's second renderings are done
-    (:meth:`Renderer.close_idle_tabs`).
+    (:meth:`Renderer.close_idle_tabs`). A rendering the cache cannot store (a read-only or full disk) is
+    yielded all the same; the first such failure is logged as a warning, the others are not.
 
     A caller that renders many small batches (one page at a time, as :func:`mainentity.api.extract`
     does) passes its own ``renderer``: it is started on the first cache miss if it is not running and
@@ -577,6 +578,18 @@ def render_pages(
     subresources = subresources if subresources is not None else SubresourceSources()
     source = iter(pages)
     n_rendered = n_served = n_blocked = 0
+    unwritable = False  # said once: a read-only or full cache costs speed, not renderings
+
+    def store(put, *args) -> None:
+        """``put(*args)`` into the cache; a rendering that cannot be stored is kept all the same."""
+        nonlocal unwritable
+        try:
+            put(*args)
+        except OSError as error:
+            if not unwritable:
+                logger.warning("renderings not stored in the render cache %s (%s): pages are rendered again on "
+                               "the next run", cache.directory, error)
+            unwritable = True
 
     def cached(page: Page, keyed: RenderSettings) -> RenderOutcome | None:
         return cache.get(page, keyed, subresources.for_page(page)) if cache is not None else None
@@ -592,7 +605,7 @@ def render_pages(
         renderer.start()  # idempotent: a caller's running renderer is reused
         for outcome in renderer.render(misses, subresources, scripts=keyed.javascript is True):
             if cache is not None and outcome.rendered is not None:
-                cache.put(outcome, keyed, subresources.for_page(outcome.page))
+                store(cache.put, outcome, keyed, subresources.for_page(outcome.page))
             n_rendered += 1
             n_served += outcome.n_subresources_served
             n_blocked += outcome.n_subresources_blocked
@@ -628,7 +641,7 @@ def render_pages(
             for first in again if cache is not None else ():
                 second = fresh.get((first.page.site_id, first.page.path))
                 if second is not None and second.timed_out:
-                    cache.put_scripts_timeout(first, second, scripts_on, subresources.for_page(first.page))
+                    store(cache.put_scripts_timeout, first, second, scripts_on, subresources.for_page(first.page))
             kept = [
                 _kept(first, seconds[id(first)] or fresh.get((first.page.site_id, first.page.path)), reason)
                 for first, reason in unfinished
