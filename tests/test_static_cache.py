@@ -103,6 +103,16 @@ def test_a_cache_that_cannot_be_written_costs_speed_not_readings(tmp_path, monke
     assert "No space left on device" in caplog.text
 
 
+def test_the_reader_digest_covers_pythons_version(monkeypatch):
+    before = static_cache.reader_digest()
+    static_cache.reader_digest.cache_clear()
+    monkeypatch.setattr(static_cache.platform, "python_version", lambda: "3.99.0")
+    try:
+        assert static_cache.reader_digest() != before
+    finally:
+        static_cache.reader_digest.cache_clear()
+
+
 def test_the_reader_digest_covers_the_reader_and_what_it_imports_not_the_model():
     modules = reader_modules()
     assert {"mainentity.render.static", "mainentity.render.static_css", "mainentity.text",

@@ -16,12 +16,13 @@ writes are atomic. A page the reader refuses (``ValueError``) is not stored: it 
 
 from __future__ import annotations
 
+import ast
 import gzip
 import hashlib
 import json
 import logging
 import os
-import re
+import platform
 from functools import cache
 from importlib import metadata, util
 from pathlib import Path
@@ -44,30 +45,59 @@ logger = logging.getLogger(__name__)
 
 #: Third-party packages whose output the static reading depends on (parser, CSS tokenizer, selectors).
 READER_PACKAGES = ("selectolax", "tinycss2", "cssselect2")
-_IMPORT = re.compile(r"^\s*(?:from|import)\s+(mainentity(?:\.\w+)*)", re.M)
+
+
+def imported_modules(name: str, source: str, is_package: bool = False) -> list[str]:
+    """The ``mainentity`` modules that module ``name``'s ``source`` may import, as dotted names: every
+    ``import mainentity...``, and for ``from X import y`` (relative ``X`` resolved against the module's package)
+    both ``X`` and ``X.y`` (``y`` may be a submodule or a name; :func:`reader_modules` keeps the modules).
+
+    >>> src = "from . import static_css\\nfrom ..text import tokenize\\nimport os, mainentity.records"
+    >>> sorted(imported_modules("mainentity.render.static", src))
+    ['mainentity.records', 'mainentity.render.static_css', 'mainentity.text', 'mainentity.text.tokenize']
+    """
+    package = name if is_package else name.rpartition(".")[0]
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = util.resolve_name("." * node.level + (node.module or ""), package) if node.level else node.module
+            found += [base, *(f"{base}.{alias.name}" for alias in node.names)] if node.module else [
+                f"{base}.{alias.name}" for alias in node.names]
+    return [module for module in dict.fromkeys(found) if module == "mainentity" or module.startswith("mainentity.")]
+
+
+def _module_spec(name: str):
+    """The module's spec, or ``None`` when ``name`` is no module (a function or class imported by name)."""
+    try:
+        return util.find_spec(name)
+    except ModuleNotFoundError:  # a name under a module that is no package ("mainentity.text.tokenize")
+        return None
 
 
 def reader_modules() -> set[str]:
     """The ``mainentity`` modules whose code makes a static reading: :mod:`mainentity.render.static` and every
-    module it imports, directly or not (any ``from mainentity... import`` or ``import mainentity...`` line of
-    their source)."""
+    module it imports, directly or not (:func:`imported_modules`, relative imports included)."""
     seen, todo = set(), ["mainentity.render.static"]
     while todo:
         name = todo.pop()
-        spec = util.find_spec(name) if name not in seen else None
+        spec = _module_spec(name) if name not in seen else None
         if spec is None or spec.origin is None:  # seen, or an imported name (``from mainentity.text import x``)
             continue
         seen.add(name)
-        todo.extend(_IMPORT.findall(Path(spec.origin).read_text(encoding="utf-8")))
+        source = Path(spec.origin).read_text(encoding="utf-8")
+        todo.extend(imported_modules(name, source, spec.submodule_search_locations is not None))
     return seen
 
 
 @cache
 def reader_digest() -> str:
-    """Hex SHA-256 over the source of the :func:`reader_modules` and the versions of :data:`READER_PACKAGES`:
-    a changed reader keys every page anew, without a version number to remember to bump. Computed once per
-    process (a few ms)."""
-    digest = hashlib.sha256(json.dumps([metadata.version(name) for name in READER_PACKAGES]).encode())
+    """Hex SHA-256 over the source of the :func:`reader_modules`, the versions of :data:`READER_PACKAGES` and
+    Python's own version (its regular expressions and Unicode tables read the text): a changed reader keys every
+    page anew, without a version number to remember to bump. Computed once per process (a few ms)."""
+    versions = [platform.python_version(), *(metadata.version(name) for name in READER_PACKAGES)]
+    digest = hashlib.sha256(json.dumps(versions).encode())
     for name in sorted(reader_modules()):
         digest.update(name.encode() + b"\0" + Path(util.find_spec(name).origin).read_bytes() + b"\0")
     return digest.hexdigest()
