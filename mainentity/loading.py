@@ -320,7 +320,8 @@ def load_inputs(
 
 def read_stdin(max_bytes: int = MAX_PAGE_BYTES) -> bytes:
     """The bytes on standard input (``-``), read whole in pieces of 1 MB, and no further than the limit of
-    a page file. The command line reads them before the model loads, so that an empty pipe is told at once.
+    a page file, checked to be an HTML page. The command line reads them before the model loads, so that an
+    empty pipe, or a CSV or JSON piped in by mistake, is told at once.
 
     Parameters
     ----------
@@ -329,8 +330,9 @@ def read_stdin(max_bytes: int = MAX_PAGE_BYTES) -> bytes:
     Raises
     ------
     ValueError
-        Naming ``-``, if there are none or only white space, or more than ``max_bytes`` (reading stops
-        one byte past the limit: an endless pipe, ``/dev/zero``, costs no more).
+        Naming ``-``, if there are none or only white space, more than ``max_bytes`` (reading stops
+        one byte past the limit: an endless pipe, ``/dev/zero``, costs no more), or they are no HTML page
+        (not text, or text without any start tag in its first 64 KiB).
     """
     pieces, n_read = [], 0
     while n_read <= max_bytes and (piece := sys.stdin.buffer.read(min(1 << 20, max_bytes + 1 - n_read))):
@@ -343,6 +345,7 @@ def read_stdin(max_bytes: int = MAX_PAGE_BYTES) -> bytes:
     if not data.strip():
         raise ValueError(f"standard input (-) was empty ({len(data)} bytes{', white space only' if data else ''}): "
                          "pipe one HTML page into it, e.g. curl -s URL | mainentity predict - --base-url URL")
+    _stdin_page(None, data)
     return data
 
 

@@ -364,6 +364,17 @@ def test_empty_stdin_is_named_standard_input(monkeypatch, data, reason):
         assert load_inputs(["-"]).pages[0].html.startswith("<")
 
 
+def test_stdin_that_is_no_page_is_refused_before_the_model_loads(monkeypatch, caplog):
+    """``printf 'id,name' | mainentity predict -``: told at once, naming ``-``, with no model loaded."""
+    def no_model(*args, **kwargs):
+        raise AssertionError("the model was loaded")
+
+    monkeypatch.setattr(runs, "load_trained_model", no_model)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"id,name\n1,Walnut Board\n")))
+    assert cli.main(["predict", "-", "-q"]) != 0
+    assert "standard input (-) is not an HTML page: it holds no HTML tag" in caplog.text
+
+
 def test_options_go_anywhere_among_the_arguments():
     parse = cli.build_parser().parse_args
     args = parse(["predict", "general", "--render", "always", "a.html", "-o", "x.jsonl", "b.html"])
