@@ -13,7 +13,8 @@ Two tables per run, over the labeled pages of each dataset as the renderer reads
    labeled (the page shows a label too), the label moves to the visible ``<h1>`` that states it, or the
    unshown title stays (no visible heading states it).
 
-Usage (repository root, ``../shared`` beside it; a few minutes on a warm render cache)::
+Usage (repository root, ``../shared`` beside it or its ``datasets`` folder in ``MAINENTITY_DATASETS``; a few
+minutes on a warm render cache)::
 
     python benchmarks/label_conventions.py [DATASET ...] [--out FILE.md]
 """
@@ -21,6 +22,7 @@ Usage (repository root, ``../shared`` beside it; a few minutes on a warm render 
 from __future__ import annotations
 
 import argparse
+import os
 from collections import Counter
 from pathlib import Path
 
@@ -36,7 +38,10 @@ from mainentity.pipeline import iter_documents
 from mainentity.text import normalize_text
 
 REPO = Path(__file__).resolve().parents[1]
-DEFAULT_DATASETS = tuple(str(REPO.parent / "shared" / "datasets" / name) for name in (
+#: The shared labeled datasets: ``../shared/datasets`` beside the repository unless ``MAINENTITY_DATASETS`` names
+#: another folder.
+SHARED = Path(os.environ.get("MAINENTITY_DATASETS", REPO.parent / "shared" / "datasets"))
+DEFAULT_DATASETS = tuple(str(SHARED / name) for name in (
     "swde-book-christianbook", "swde-book-booksamillion", "readability-realworld", "fundus-half", "postlight-half"))
 #: Least token Dice between the ``<h1>`` and a title for the two to state the same story.
 MIN_SAME_STORY = 0.3

@@ -113,8 +113,9 @@ def shown_main_entity_labels(candidates: Sequence[TextBlock], is_main_entity: np
     So where a page's main-entity candidates include titles it does not show:
 
     - if it shows a main-entity candidate too, only the shown ones stay main entity;
-    - else the visible ``<h1>`` candidates (not in a link) whose token Dice with a label is the highest, and
-      at least ``min_dice``, are the main entity instead;
+    - else the visible level-1 heading candidates (``heading_level`` 1: an ``<h1>``, an ARIA level-1 heading or
+      a part of one; not in a link) whose token Dice with a label is the highest, and at least ``min_dice``,
+      are the main entity instead (every one of them when several tie);
     - else (the page shows no heading that states it) the labels stay as they are.
 
     Parameters
@@ -139,7 +140,7 @@ def shown_main_entity_labels(candidates: Sequence[TextBlock], is_main_entity: np
     >>> h1 = TextBlock("Giuliani Is No Longer In The Running To Become Trump's Secretary Of State", "h1",
     ...                "html[0]/body[1]/h1[0]", 32, 700, True, 8, 900, 600, 37, heading_level=1)
     >>> title = _unshown("Giuliani Is No Longer In The Running For Secretary Of State")
-    >>> shown_main_entity_labels([title, h1], np.array([True, False]), [title.text]).tolist()  # Dice 0.78
+    >>> shown_main_entity_labels([title, h1], np.array([True, False]), [title.text]).tolist()  # Dice 0.80
     [False, True]
     >>> shown_main_entity_labels([title, h1], np.array([True, True]), [title.text, h1.text]).tolist()
     [False, True]
