@@ -497,6 +497,35 @@ def _kept(first: RenderOutcome, second: RenderOutcome | None, reason: str) -> Re
     return first
 
 
+class OnceUnwritable:
+    """Stores into a cache directory, and says once when it cannot: a read-only or full disk costs the next
+    run's speed, never this run's output.
+
+    Parameters
+    ----------
+    directory : path-like
+        The cache directory (named in the warning).
+    what : str
+        What is stored, plural ("renderings").
+    redone : str
+        What the next run does instead, past participle ("rendered").
+    """
+
+    def __init__(self, directory: str | os.PathLike, what: str, redone: str) -> None:
+        self.directory, self.what, self.redone = directory, what, redone
+        self.failed = False
+
+    def store(self, put, *args) -> None:
+        """``put(*args)``; an ``OSError`` is logged as a warning the first time, and not raised."""
+        try:
+            put(*args)
+        except OSError as error:
+            if not self.failed:
+                logger.warning("%s not stored in the render cache %s (%s): pages are %s again on the next run",
+                               self.what, self.directory, error, self.redone)
+            self.failed = True
+
+
 def render_pages(
     pages: Iterable[Page],
     settings: RenderSettings = RenderSettings(),  # noqa: B008 (frozen dataclass)
@@ -578,18 +607,7 @@ def render_pages(
     subresources = subresources if subresources is not None else SubresourceSources()
     source = iter(pages)
     n_rendered = n_served = n_blocked = 0
-    unwritable = False  # said once: a read-only or full cache costs speed, not renderings
-
-    def store(put, *args) -> None:
-        """``put(*args)`` into the cache; a rendering that cannot be stored is kept all the same."""
-        nonlocal unwritable
-        try:
-            put(*args)
-        except OSError as error:
-            if not unwritable:
-                logger.warning("renderings not stored in the render cache %s (%s): pages are rendered again on "
-                               "the next run", cache.directory, error)
-            unwritable = True
+    store = OnceUnwritable(cache_dir, "renderings", "rendered").store
 
     def cached(page: Page, keyed: RenderSettings) -> RenderOutcome | None:
         return cache.get(page, keyed, subresources.for_page(page)) if cache is not None else None

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from mainentity.records import Page, RenderedPage
 from mainentity.render.cache import (
+    OnceUnwritable,
     current_subresources,
     dump_outcome,
     entry_key,
@@ -143,7 +144,7 @@ class StaticReadingCache:
 
     def __init__(self, directory: str | os.PathLike) -> None:
         self.directory = Path(directory)
-        self._unwritable = False  # said once: a read-only or full cache costs speed, not rows
+        self._writes = OnceUnwritable(self.directory, "static readings", "read")
 
     def read(self, page: Page, files: SubresourceSource | None = None) -> RenderedPage:
         """:func:`~mainentity.render.static.read_static` of ``page`` with its site dump's style sheets
@@ -162,13 +163,7 @@ class StaticReadingCache:
             return stored
         record = _LookupRecord(files) if files is not None else None
         rendered = read_static(page, record)
-        try:
-            self._put(page, rendered, record, files)
-        except OSError as error:
-            if not self._unwritable:
-                logger.warning("static readings not stored in the render cache %s (%s): pages are read again "
-                               "on the next run", self.directory, error)
-            self._unwritable = True
+        self._writes.store(self._put, page, rendered, record, files)
         return rendered
 
     def get(self, page: Page, files: SubresourceSource | None = None) -> RenderedPage | None:
