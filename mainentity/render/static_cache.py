@@ -64,8 +64,7 @@ def imported_modules(name: str, source: str, is_package: bool = False) -> list[s
             found += [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             base = util.resolve_name("." * node.level + (node.module or ""), package) if node.level else node.module
-            found += [base, *(f"{base}.{alias.name}" for alias in node.names)] if node.module else [
-                f"{base}.{alias.name}" for alias in node.names]
+            found += [base] * bool(node.module) + [f"{base}.{alias.name}" for alias in node.names]
     return [module for module in dict.fromkeys(found) if module == "mainentity" or module.startswith("mainentity.")]
 
 
