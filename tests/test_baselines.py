@@ -58,6 +58,8 @@ def test_html_head_parses_title_and_meta_without_a_browser():
     assert html_head("") == ("", ())
     assert html_head("<p>no head</p>") == ("", ())
     assert html_head("<svg><title>icon</title></svg><title>Real</title>")[0] == "Real"
+    # a page saved by the Postlight parser keeps each meta tag's content in "value"
+    assert html_head('<meta value="The Coronet" name="og:title">')[1] == (("og:title", "The Coronet"),)
 
 
 def test_title_tag_from_html_and_from_rendering():

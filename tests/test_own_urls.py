@@ -20,6 +20,8 @@ def test_a_page_names_its_url_by_canonical_link_og_url_base_href_or_saved_from_c
         "https://a.example/1", "canonical link")
     assert own_url(news_page("A", "<meta content='https://a.example/2' property='og:url'>")) == (
         "https://a.example/2", "og:url")
+    assert own_url(news_page("A", "<meta value='https://a.example/3' name='og:url'>")) == (  # saved by Postlight
+        "https://a.example/3", "og:url")
     assert own_url(news_page("A", '<base href="http://b.example/x/">')) == ("http://b.example/x/", "<base href>")
     saved = news_page("A", before="<!-- saved from url=(0026)https://c.example/news/7 -->\n")
     assert own_url(saved) == ("https://c.example/news/7", "saved-from comment")

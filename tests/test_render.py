@@ -319,6 +319,13 @@ def test_chromium_keeps_playwright_features_off_and_preloads_no_browser_ui(rende
         assert [child for child in browser.children(recursive=True) if "--top-chrome-webui" in _cmdline(child)] == []
 
 
+def test_a_meta_tag_saved_by_the_postlight_parser_says_its_value(renderer):
+    # the Postlight (Mercury) parser moves each meta tag's content into "value"; pages saved after it keep that
+    page = make_page("<p>body</p>", head=('<meta value="Storm Hits Coast | Bay News" name="og:title">'
+                                          '<meta name="twitter:title" content="Storm" value="ignored">'))
+    assert render_one(renderer, page).meta == (("og:title", "Storm Hits Coast | Bay News"), ("twitter:title", "Storm"))
+
+
 def test_meta_refresh_does_not_navigate(renderer):
     page = make_page(
         "<p>Stay here</p>",

@@ -197,6 +197,12 @@ def test_title_meta_and_missing_boxes():
     assert all(math.isnan(v) for v in (rendered.blocks[0].x, rendered.blocks[0].y, rendered.blocks[0].height))
 
 
+def test_a_meta_tag_saved_by_the_postlight_parser_says_its_value():
+    head = ('<meta value="Storm Hits Coast | Bay News" name="og:title">'
+            '<meta name="twitter:title" content="Storm" value="x">')
+    assert read("<p>x</p>", head).meta == (("og:title", "Storm Hits Coast | Bay News"), ("twitter:title", "Storm"))
+
+
 def test_segments_runs_visible_text_and_headings():
     css = "<style>.sr { position: absolute; clip: rect(0 0 0 0) } .sub { font-size: 12px }</style>"
     rendered = read('<h1>Kettle <span class="sub">enamel, 1 l</span></h1><p><span class="sr">Price:</span> 9 EUR</p>'

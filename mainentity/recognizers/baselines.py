@@ -13,7 +13,7 @@ from lxml import etree
 
 from mainentity.recognizers.base import Recognizer, predict_each
 from mainentity.records import Document, Prediction, TextBlock
-from mainentity.text import collapse_whitespace
+from mainentity.text import collapse_whitespace, meta_content
 
 __all__ = [
     "FirstH1Recognizer",
@@ -60,9 +60,8 @@ def html_head(html: str) -> tuple[str, tuple[tuple[str, str], ...]]:
     meta = []
     for element in root.iter("meta"):
         key = (element.get("property") or element.get("name") or "").strip().lower()
-        content = element.get("content")
-        if key and content is not None:
-            meta.append((key, collapse_whitespace(content)))
+        if key and (element.get("content") is not None or element.get("value") is not None):
+            meta.append((key, collapse_whitespace(meta_content(element))))
     return title, tuple(meta)
 
 

@@ -325,7 +325,9 @@
     const property = (m.getAttribute("property") || "").trim().toLowerCase();
     const name = (m.getAttribute("name") || "").trim().toLowerCase();
     const key = keys.has(property) ? property : name;
-    if (keys.has(key)) meta.push([key, m.getAttribute("content") || ""]);
+    // pages saved by the Postlight parser keep each meta tag's content in "value" (text.py's meta_content)
+    const content = m.hasAttribute("content") ? m.getAttribute("content") : m.getAttribute("value");
+    if (keys.has(key)) meta.push([key, content || ""]);
   }
 
   return JSON.stringify({

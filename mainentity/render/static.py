@@ -70,7 +70,7 @@ from mainentity.render.scripts import unfinished_reason
 from mainentity.render.settings import load_url, markup_problem, page_label
 from mainentity.render.static_css import Cascade, is_quirks, length_px
 from mainentity.sitedump import SubresourceSource
-from mainentity.text import collapse_whitespace, title_text
+from mainentity.text import collapse_whitespace, meta_content, title_text
 
 NAN = float("nan")
 
@@ -442,7 +442,7 @@ def _meta(tree) -> tuple[tuple[str, str], ...]:
         prop = (attributes.get("property") or "").strip().lower()
         key = prop if prop in keys else (attributes.get("name") or "").strip().lower()
         if key in keys:
-            meta.append((key, collapse_whitespace(attributes.get("content") or "")))
+            meta.append((key, collapse_whitespace(meta_content(attributes))))
     return tuple(meta)
 
 

@@ -15,6 +15,8 @@ import html as html_lib
 import re
 from urllib.parse import urljoin, urlsplit
 
+from mainentity.text import meta_content
+
 #: Where a page's own URL may be found, in the order they are tried (the canonical link is the page's
 #: own word on its URL; the saved-from comment is the saving browser's).
 URL_MARKERS = ("canonical link", "og:url", "<base href>", "saved-from comment")
@@ -123,7 +125,7 @@ def own_url(html: str) -> tuple[str, str] | None:
         if tag.lower() == "link" and "canonical" in attributes.get("rel", "").lower().split():
             marker, href = "canonical link", attributes.get("href", "")
         elif tag.lower() == "meta" and (attributes.get("property") or attributes.get("name", "")).lower() == "og:url":
-            marker, href = "og:url", attributes.get("content", "")
+            marker, href = "og:url", meta_content(attributes)
         else:
             continue
         if marker not in found and (url := _web_url(href, base)):
