@@ -47,6 +47,16 @@ def test_a_title_that_is_only_the_site_name_is_no_title_evidence():
     assert column(x, "url_dice").tolist() == [0.0, 0.8]
 
 
+def test_a_url_segment_without_letters_is_no_name_evidence():
+    # a shop's product id ("/product/9780316007023") or a diary's date names no page: the ISBN the page shows
+    # beside a one-word title ("Drood") must not gain from the URL
+    blocks = [block("Drood", 120, 34, level=1), block("9780316007023", 200)]
+    by_id = features(blocks, title="Drood", url="https://books.example/product/9780316007023")
+    assert column(by_id, "url_dice").tolist() == [0.0, 0.0]
+    by_slug = features(blocks, title="Drood", url="https://books.example/product/drood-9780316007023")
+    assert column(by_slug, "url_dice").tolist()[0] > 0.0
+
+
 def test_a_title_segment_that_a_link_home_shows_names_the_site():
     """A lone page: no site evidence, a domain word ("longform") too short for the name; the header's link
     to the site's root ("Longform Quarterly") is what names the title's second segment the site."""

@@ -33,7 +33,8 @@ the page's own statements of its title (Gali & Fränti 2016: title tag, meta tit
     last of two or more segments of a title (where sites put their name); ``in_title`` the
     candidate's text occurs in a title as whole words; ``title_precision`` share of its terms in the titles;
     ``meta_dice`` best Dice with og:title/twitter:title/meta title; ``jsonld_dice`` best Dice with a
-    JSON-LD ``headline`` or ``name``; ``url_dice`` Dice with the terms of the URL's last path segment;
+    JSON-LD ``headline`` or ``name``; ``url_dice`` Dice with the terms of the URL's last path segment (none when it
+    holds no letter: an id or a date, "/product/9780151014231", names no page);
     ``site_name`` its letters and digits, run together, hold or are held by the page's
     ``og:site_name``, a title segment that most pages of the site repeat, a title's last segment that
     the page's link to its site's home page shows (``Page.home_link_texts``), a title's segments that a
@@ -622,6 +623,7 @@ def _title_columns(
     texts = [candidate.text for candidate in candidates]
     terms = [term_set(text) for text in texts]
     domain, _, slug = url_parts(page.url) if page.url else ("", "", "")
+    slug = slug if any(ch.isalpha() for ch in slug) else ""  # an id or a date ("9780151014231") names no page
     site_names = _site_names(rendered, domain, profile.site_title_segments, page.home_link_texts)
     # a whole title that several pages of the site share names a section or the site, not this page
     shared = profile.shared_title_texts
