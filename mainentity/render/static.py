@@ -402,9 +402,10 @@ class _Walk:
     def _merge_segments(self, text: str, pieces: list[tuple], tag: str, path: str, ctx: _Context) -> None:
         """The "visible" and "run" segments of a merged block (``pushMergeSegments`` of ``blocks.js``)."""
         visible = [piece for piece in pieces if piece[3]]
-        visible_text = "".join(piece[0] for piece in visible)
-        if _JS_SPACE.sub(" ", visible_text).strip(" ") != _JS_SPACE.sub(" ", text).strip(" "):
-            self._segment(visible_text, tag, path, ctx, "visible")
+        if len(visible) < len(pieces):  # with every piece visible, the visible text is the text
+            visible_text = "".join(piece[0] for piece in visible)
+            if _JS_SPACE.sub(" ", visible_text).strip(" ") != _JS_SPACE.sub(" ", text).strip(" "):
+                self._segment(visible_text, tag, path, ctx, "visible")
         runs: list[list] = []  # [key, ctx, texts]
         for piece_text, _, piece_key, _, piece_ctx in visible:
             if runs and (piece_key is None or piece_key == runs[-1][0]):
