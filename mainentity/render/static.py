@@ -312,6 +312,14 @@ def _heading_level(attributes: dict, tag: str) -> int:
     return level if 1 <= level <= 6 else 2
 
 
+def _is_script_source(text: str) -> bool:
+    """Whether a text node is script source the HTML parser let out (:data:`_SCRIPT_TEXT`). Each of its
+    alternatives holds a backslash, a ``+``, ``-->`` or ``document.write``: a text without them (most) is not
+    searched, about a third of the time on the lone pages' texts."""
+    return ("\\" in text or "+" in text or "-->" in text or "document.write" in text) and (
+        _SCRIPT_TEXT.search(text) is not None)
+
+
 class _Walk:
     """One walk of a page's tree, as ``blocks.js``'s ``visit`` (see the module docstring)."""
 
@@ -348,7 +356,7 @@ class _Walk:
         while child is not None:
             if child.is_text_node:
                 data = child.text_content or ""  # read once: lexbor copies the text each time
-                if ctx.in_code or _SCRIPT_TEXT.search(data) is None:
+                if ctx.in_code or not _is_script_source(data):
                     blank = _NON_SPACE.search(data) is None
                     pieces.append((data, not blank, None if blank else key, ctx.visible, ctx))
                     if style.visibility == "visible":
