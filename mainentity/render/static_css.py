@@ -345,7 +345,8 @@ class Cascade:
     >>> from selectolax.lexbor import LexborHTMLParser
     >>> tree = LexborHTMLParser("<style>#a {font-size: 30px} p {font-size: 20px}</style><p id=a style='color: red'>")
     >>> cascade = Cascade(tree, "http://s.test/", "http://s.test/", "1.htm", None, quirks=False)
-    >>> cascade.declarations(tree.css_first("p"), "p")
+    >>> p = tree.css_first("p")
+    >>> cascade.declarations(p, "p", p.attributes)
     (('font-size', '20px'), ('font-size', '30px'), ('color', 'red'))
     """
 
@@ -374,11 +375,10 @@ class Cascade:
         # their declarations (about 1 in 14 elements of the lone pages has a combination of its own)
         self._cascaded: dict[tuple, tuple[tuple[str, str], ...]] = {}
 
-    def declarations(self, node, tag: str) -> tuple[tuple[str, str], ...]:
+    def declarations(self, node, tag: str, attributes: dict) -> tuple[tuple[str, str], ...]:
         """``(property, value)`` of the declarations that apply to the element ``node`` (of tag name
-        ``tag``), in cascade order: the last one of a property wins. The ``style`` attribute and
-        presentational hints included."""
-        attributes = node.attributes
+        ``tag`` and attributes ``attributes``, which the walk has read already), in cascade order: the last
+        one of a property wins. The ``style`` attribute and presentational hints included."""
         hints = tuple(_font_hints(attributes)) if tag == "font" else ()
         key = (tag, self._group_of.get(node.mem_id, -1), attributes.get("style"), hints)
         cascaded = self._cascaded.get(key)
