@@ -24,7 +24,7 @@ from mainentity.cli import main
 GOLDEN = REPO / "tests" / "golden"
 
 #: SHA-256 of the sorted rows (newline after each) of the first 100 christianbook pages.
-CHRISTIANBOOK_100_SHA256 = "232ddd1d3aeb891e1a1ed641ce81fb3f2ef2d4a981452c99254df80246750c4b"
+CHRISTIANBOOK_100_SHA256 = "9f62f86c1066dd024db01b7ef07cd930baf343cdc43363d7e93df90a31a5d05f"
 
 
 def predicted_rows(inputs: Path, tmp_path: Path, monkeypatch) -> list[bytes]:
