@@ -162,21 +162,22 @@ def title_text(text: str) -> str:
     return collapse_whitespace(text.split("</", 1)[0])
 
 
-def meta_content(attributes) -> str:
-    """What a ``<meta>`` tag says: its ``content``, or its ``value`` where it has no ``content``.
+def meta_content(attributes) -> str | None:
+    """What a ``<meta>`` tag says: its ``content``, or its ``value`` where it has no ``content``; ``None`` when it
+    has neither.
 
     The Postlight (Mercury) parser moves every meta tag's ``content`` into ``value`` before it extracts, and
     pages saved after it keep that (its test fixtures, 69 of postlight-half's 83 pages): their ``og:title``
-    and ``twitter:title`` would otherwise say nothing. No page sets both. ``attributes`` is anything with a
-    dict's ``get`` (a dict of attribute values, an lxml element); ``blocks.js`` reads the same in the browser.
+    and ``twitter:title`` would otherwise say nothing. ``attributes`` is anything with a dict's ``get`` (a dict
+    of attribute values, an lxml element); ``blocks.js`` reads the same in the browser.
 
-    >>> meta_content({"name": "og:title", "value": "Storm Hits Coast"}), meta_content({"content": "A"})
+    >>> meta_content({"name": "og:title", "value": "Storm Hits Coast"}), meta_content({"content": "A", "value": "B"})
     ('Storm Hits Coast', 'A')
-    >>> meta_content({"name": "robots"})
-    ''
+    >>> meta_content({"name": "robots"}) is None
+    True
     """
     content = attributes.get("content")
-    return (attributes.get("value") if content is None else content) or ""
+    return attributes.get("value") if content is None else content
 
 
 @short_text_cache

@@ -60,8 +60,8 @@ def html_head(html: str) -> tuple[str, tuple[tuple[str, str], ...]]:
     meta = []
     for element in root.iter("meta"):
         key = (element.get("property") or element.get("name") or "").strip().lower()
-        if key and (element.get("content") is not None or element.get("value") is not None):
-            meta.append((key, collapse_whitespace(meta_content(element))))
+        if key and (content := meta_content(element)) is not None:
+            meta.append((key, collapse_whitespace(content)))
     return title, tuple(meta)
 
 

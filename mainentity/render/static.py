@@ -452,7 +452,7 @@ def _meta(tree) -> tuple[tuple[str, str], ...]:
         prop = (attributes.get("property") or "").strip().lower()
         key = prop if prop in keys else (attributes.get("name") or "").strip().lower()
         if key in keys:
-            meta.append((key, collapse_whitespace(meta_content(attributes))))
+            meta.append((key, collapse_whitespace(meta_content(attributes) or "")))
     return tuple(meta)
 
 

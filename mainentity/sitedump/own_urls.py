@@ -125,7 +125,7 @@ def own_url(html: str) -> tuple[str, str] | None:
         if tag.lower() == "link" and "canonical" in attributes.get("rel", "").lower().split():
             marker, href = "canonical link", attributes.get("href", "")
         elif tag.lower() == "meta" and (attributes.get("property") or attributes.get("name", "")).lower() == "og:url":
-            marker, href = "og:url", meta_content(attributes)
+            marker, href = "og:url", meta_content(attributes) or ""
         else:
             continue
         if marker not in found and (url := _web_url(href, base)):
