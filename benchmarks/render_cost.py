@@ -4,7 +4,9 @@ trafilatura's and readability-lxml's titles, on the same pages in the same run.
 Each system runs as its own process (``mainentity predict`` from a cold render cache: a per-user cache
 folder of its own, so Chromium's start and every render it needs are counted); its CPU time is the
 user + system time of the process and all its waited-for children (Playwright's driver and
-Chromium), read from ``getrusage(RUSAGE_CHILDREN)`` before and after. The peers run in a process that
+Chromium), read from ``getrusage(RUSAGE_CHILDREN)`` before and after; its peak memory is that of the whole
+process tree (the process's RSS, each descendant's PSS: ``mainentity.comparison.compare.PeakRSS``, sampled
+every 0.1 s, less this script's own). The peers run in a process that
 reads each page's bytes and calls the library (trafilatura's ``extract_metadata(...).title``,
 readability-lxml's ``Document(...).short_title()``), and nothing else. Accuracy is ROUGE-1 F1 and exact
 match against the labels (``mainentity.evaluation.metrics.score_page``); for ``auto`` also the share of
@@ -110,22 +112,27 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def measure(system: str, datasets: tuple[Path, ...], work: Path, cache: str = "") -> tuple[float, float, dict]:
-    """CPU seconds and wall seconds of one system on the datasets, and its rows by ``(site_id, path)``.
+def measure(system: str, datasets: tuple[Path, ...], work: Path, cache: str = ""
+            ) -> tuple[float, float, float, dict]:
+    """CPU seconds, wall seconds and peak memory (MB, the process tree) of one system on the datasets, and its
+    rows by ``(site_id, path)``.
 
     Each system has a render cache of its own under ``work``, cold at its first run; ``cache`` names the
     system whose cache a later run uses (filled by that system's first run)."""
+    from mainentity.comparison.compare import PeakRSS
+
     out = work / f"{system}{f'-on-{cache}' if cache else ''}.jsonl"
     env = {**os.environ, "XDG_CACHE_HOME": str(work / f"cache-{cache or system}")}
     before, started = children_cpu(), time.perf_counter()
-    subprocess.run(command(system, datasets, out), env=env, check=True, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL)
+    with PeakRSS(interval_s=0.1) as memory:
+        subprocess.run(command(system, datasets, out), env=env, check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
     cpu, wall = children_cpu() - before, time.perf_counter() - started
     rows = {}
     for line in out.read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
         rows[row["site_id"], row["path"]] = row
-    return cpu, wall, rows
+    return cpu, wall, memory.peak_mb - memory.start_mb, rows
 
 
 def accuracy(rows: dict, pages) -> tuple[float, float]:
@@ -154,12 +161,13 @@ def benchmark(name: str, datasets: tuple[Path, ...], warm: bool = False) -> list
     with tempfile.TemporaryDirectory() as tmp:
         for system, cache in runs:
             label = f"{system}, {'warm cache' if cache == system else f'cache of {cache}'}" if cache else system
-            cpu, wall, rows = measure(system, datasets, Path(tmp), cache)
+            cpu, wall, peak_mb, rows = measure(system, datasets, Path(tmp), cache)
             answers[label] = rows
             f1, exact = accuracy(rows, pages)
             rendered = Counter(row.get("answered_by", "") for row in rows.values())
             results.append({"dataset": name, "system": label, "n_pages": len(pages),
-                            "cpu_ms_per_page": 1000 * cpu / len(pages), "wall_s": wall, "rouge1_f": f1, "exact": exact,
+                            "cpu_ms_per_page": 1000 * cpu / len(pages), "wall_s": wall, "peak_mb": peak_mb,
+                            "rouge1_f": f1, "exact": exact,
                             "rendered": rendered["rendered"] if system in RENDERING else 0,
                             "per_dataset": {dataset.name: accuracy(rows, labeled_pages((dataset,)))[0]
                                             for dataset in datasets} if len(datasets) > 1 else {}})
@@ -173,15 +181,15 @@ def benchmark(name: str, datasets: tuple[Path, ...], warm: bool = False) -> list
 
 
 def table(results: list[dict]) -> str:
-    lines = ["| dataset | system | pages | CPU ms/page | x trafilatura | wall s | rendered | ROUGE-1 F1 | exact |"
-             " same as always |", "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    lines = ["| dataset | system | pages | CPU ms/page | x trafilatura | wall s | peak MB | rendered | ROUGE-1 F1 |"
+             " exact | same as always |", "| --- | --- |" + " ---: |" * 9]
     for r in results:
         same = "" if r["same_as_always"] != r["same_as_always"] else f"{r['same_as_always']:.3f}"
         rendered = (f"{r['rendered']} ({r['rendered'] / r['n_pages']:.1%})"
                     if r["system"].split(",")[0] in RENDERING else "")
         lines.append(f"| {r['dataset']} | {r['system']} | {r['n_pages']} | {r['cpu_ms_per_page']:.1f} | "
-                     f"{r['x_trafilatura']:.2f} | {r['wall_s']:.1f} | {rendered} | {r['rouge1_f']:.3f} | "
-                     f"{r['exact']:.3f} | {same} |")
+                     f"{r['x_trafilatura']:.2f} | {r['wall_s']:.1f} | {r['peak_mb']:.0f} | {rendered} | "
+                     f"{r['rouge1_f']:.3f} | {r['exact']:.3f} | {same} |")
     for r in results:
         if r["per_dataset"] and r["system"] in RENDERING:
             lines.append(f"\n{r['dataset']}, {r['system']}, ROUGE-1 F1 per dataset: "
