@@ -52,13 +52,15 @@ def run_dataset(dataset: str, model, static: str, max_pages: int | None) -> None
         run_site(pages[:max_pages], model, static, loaded.subresources)
 
 
-def static_reader(static: str, documents: dict, sources):
-    """Page -> its static reading: :func:`mainentity.render.static.read_static`, or its rendering."""
+def static_readers(static: str, documents: dict, sources) -> dict:
+    """``transfer_site``'s readers: page -> its static reading (:func:`mainentity.render.static.read_static`)
+    and (page, slot paths) -> its reading there only, as ``predict`` reads; or page -> its rendering."""
     if static == "html":
         from mainentity.render.static import read_static  # noqa: PLC0415 - optional until merged
 
-        return lambda page: read_static(page, sources.for_page(page))
-    return lambda page: documents[(page.site_id, page.path)].rendered
+        return {"read_static": lambda page: read_static(page, sources.for_page(page)),
+                "read_within": lambda page, paths: read_static(page, sources.for_page(page), within=paths)}
+    return {"read_static": lambda page: documents[(page.site_id, page.path)].rendered}
 
 
 def run_site(pages, model, static: str, sources) -> None:
@@ -69,7 +71,7 @@ def run_site(pages, model, static: str, sources) -> None:
     pages = [p for p in pages if (p.site_id, p.path) in documents]
     always = model.recognizer.predict([documents[(p.site_id, p.path)] for p in pages])
     transfer = transfer_site(pages, lambda ps: [documents[(p.site_id, p.path)] for p in ps],
-                             model.recognizer.predict, static_reader(static, documents, sources))
+                             model.recognizer.predict, **static_readers(static, documents, sources))
     slot_keys = [(p.site_id, p.path) for p in pages if (p.site_id, p.path) not in transfer.rendered]
     by_key = {(p.site_id, p.path): p for p in transfer.predictions}
     always_by_key = {(p.site_id, p.path): p for p in always}

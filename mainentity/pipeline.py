@@ -554,6 +554,9 @@ def _predict_rendering_few(
         files = sources.for_page(page)
         return static_cache.read(page, files) if static_cache is not None else read_static(page, files)
 
+    def slot_reading(page: Page, paths: list) -> RenderedPage:  # a part of a page: not for the static cache
+        return read_static(page, sources.for_page(page), within=paths)
+
     def predict_static(documents: Sequence[Document]) -> list[Prediction]:
         try:
             return static_model.recognizer.predict(documents)
@@ -566,7 +569,7 @@ def _predict_rendering_few(
     try:
         for prediction in answer_pages(
             pages, render=render, predict=predict,
-            read_static=static_reading,
+            read_static=static_reading, read_within=slot_reading,
             predict_static=predict_static if static_model is not None else None, cached=cached,
         ):
             if prediction.answered_by != "rendered" and prediction.score < abstain_below:

@@ -39,6 +39,7 @@ from mainentity.features.candidates import is_heading_part
 from mainentity.log_summary import repeated_message
 from mainentity.records import Document, Page, Prediction, RenderedPage
 from mainentity.slot_transfer import transfer_site
+from mainentity.slot_transfer.locators import SlotPath
 from mainentity.text import counted
 
 logger = logging.getLogger(__name__)
@@ -162,6 +163,7 @@ def answer_pages(
     predict_static: Callable[[Sequence[Document]], Sequence[Prediction]] | None = None,
     settings: RenderFewSettings = RenderFewSettings(),  # noqa: B008 (frozen dataclass)
     cached: Callable[[Sequence[Page]], set[tuple[str, str]]] | None = None,
+    read_within: Callable[[Page, list[SlotPath]], RenderedPage] | None = None,
 ) -> Iterator[Prediction]:
     """Answer every page of whole sites, rendering few; yield each site's predictions when it is done.
 
@@ -182,6 +184,9 @@ def answer_pages(
     cached : callable, optional
         Pages -> the ``(site_id, path)`` of those whose rendering the render cache holds: those of small sites
         are answered from it (``"rendered"``), never read statically; without it, every page is taken as uncached.
+    read_within : callable, optional
+        ``(page, slot paths) ->`` the page's static reading at those paths only, for the pages a large site's
+        locators read (:func:`~mainentity.slot_transfer.transfer_site`); default: ``read_static``.
 
     Yields
     ------
@@ -209,8 +214,9 @@ def answer_pages(
     for site_pages in sites.values():
         if len(site_pages) < settings.min_site_pages:
             continue
-        transfer = transfer_site(site_pages, render, predict, read_static, fraction=settings.sample_fraction,
-                                 min_pages=settings.min_sample_pages, max_pages=settings.max_sample_pages)
+        transfer = transfer_site(site_pages, render, predict, read_static, read_within=read_within,
+                                 fraction=settings.sample_fraction, min_pages=settings.min_sample_pages,
+                                 max_pages=settings.max_sample_pages)
         for prediction in transfer.predictions:
             rendered = (prediction.site_id, prediction.path) in transfer.rendered
             yield prediction.answered("rendered" if rendered else "slot")

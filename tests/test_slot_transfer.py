@@ -270,6 +270,28 @@ def test_locators_reproduce_every_sampled_answer_of_the_shop(general_model, shop
 
 
 @pytest.mark.browser
+@pytest.mark.skipif(not HAS_STATIC, reason="the static reader reads a page at its slots")
+def test_pages_read_at_their_slots_only_answer_as_pages_read_whole(general_model, shop_documents, render_cache_dir):
+    """Given ``read_within``, the pages a locator reads are read where its slots are only: the same answers
+    and the same pages rendered as with every page read whole (a page that falls back is read again in the
+    next round, with that round's locator)."""
+    from mainentity.render.static import read_static
+
+    pages = shop_pages()
+    whole = transfer(pages, general_model, shop_documents, render_cache_dir)
+    asked = []
+
+    def read_within(page, paths):
+        asked.append(page.path)
+        return read_static(page, SHOP_SOURCES.for_page(page), within=paths)
+
+    parts = transfer(pages, general_model, shop_documents, render_cache_dir, read_within=read_within)
+    assert parts.predictions == whole.predictions and parts.rendered == whole.rendered
+    read = {(p.site_id, p.path) for p in pages} - whole.rendered
+    assert {(pages[0].site_id, path) for path in asked} >= read and len(read) >= 15
+
+
+@pytest.mark.browser
 def test_a_site_with_two_templates_gets_two_locators(general_model, shop_documents, render_cache_dir):
     # product pages with the name in an <h1> (one of the shop's three product templates) and category pages
     pages = [p for p in shop_pages() if p.path.startswith("pages/c/")

@@ -212,6 +212,29 @@ def test_segments_runs_visible_text_and_headings():
                         ("heading", "Split heading", 24.0)]
 
 
+def test_a_reading_within_slot_paths_holds_their_blocks_as_the_whole_reading_does():
+    """A locator reads a page where its slots are only: the elements at the given paths (an index of None is
+    any) and their content, each block and segment as the whole reading has it (inherited style, heading,
+    link); nothing else, and no check that needs the whole page."""
+    css = "<style>.box { font-size: 20px } .t { position: absolute }</style>"
+    body = ("<nav><a href='/'>Home</a></nav><div class='box'><h1><a href='#'>Tin <b>cup</b></a></h1></div>"
+            "<div class='box'><h1>Oak board</h1></div><p>Made by hand</p>"
+            + "".join(f"<div class='t'>Line {i}</div>" for i in range(6)))
+    page = page_of(body, css)
+    with pytest.raises(ValueError, match="positioned lines"):
+        read_static(page)
+    slot = (("html", 0), ("body", 1), ("div", None), ("h1", 0))
+    part = read_static(page, within=[slot])
+    whole = read_static(replace(page, html=page.html.replace("class='t'", "")))
+    at_slot = [b for b in (*whole.blocks, *whole.segments) if b.dom_path.rsplit("/", 1)[0].startswith(
+        "html[0]/body[1]/div[") and "/h1[0]" in b.dom_path]
+    assert (*part.blocks, *part.segments) == tuple(at_slot) and part.title == whole.title
+    assert [(b.text, b.font_size, b.in_link, b.heading_level) for b in part.blocks if b.merged] == [
+        ("Tin cup", 40.0, True, 1)]  # 2em of the box's 20px
+    assert [b.text for b in part.blocks if not b.merged] == ["Tin", "cup", "Oak board"]
+    assert read_static(page, within=[(("html", 0), ("body", 1), ("div", 3))]).blocks == ()
+
+
 def test_a_declarative_shadow_root_is_left_to_the_renderer():
     page = Page("s", "d.htm", "http://s.test/d", '<doc-page><template shadowrootmode="open"><h1><slot></slot></h1>'
                 "</template>Title</doc-page>")

@@ -57,7 +57,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, replace
 from urllib.parse import urljoin
 
@@ -279,6 +279,17 @@ class _Context:
                        or style.text_indent_off)
 
 
+def _context(tag: str, attributes: dict, parent: _Context, style: _Style, own_level: int) -> _Context:
+    """What an element's content inherits: from its parent's context, its own style and heading level."""
+    return _Context(
+        style, parent.bold_tag or tag in ("b", "strong"),
+        parent.in_link or (tag == "a" and "href" in attributes), own_level or parent.heading,
+        parent.visible and not (style.visually_hidden or style.visibility != "visible"),
+        _boxless(tag, parent), (parent.in_svg or tag == "svg") and tag != "foreignobject",
+        parent.in_code or tag in _CODE,
+    )
+
+
 def _row(text: str, tag: str, path: str, ctx: _Context, merged: bool = False, kind: str = "block") -> TextBlock:
     style, text = ctx.style, _collapse(text)
     return TextBlock(
@@ -338,13 +349,7 @@ class _Walk:
 
     def visit(self, el, tag: str, attributes: dict, path: str, parent: _Context, style: _Style) -> list | None:
         own_level = _heading_level(attributes, tag)
-        ctx = _Context(
-            style, parent.bold_tag or tag in ("b", "strong"),
-            parent.in_link or (tag == "a" and "href" in attributes), own_level or parent.heading,
-            parent.visible and not (style.visually_hidden or style.visibility != "visible"),
-            _boxless(tag, parent), (parent.in_svg or tag == "svg") and tag != "foreignobject",
-            parent.in_code or tag in _CODE,
-        )
+        ctx = _context(tag, attributes, parent, style, own_level)
         key = (style.font_size, style.font_weight, style.color)
         pieces: list[tuple] = []  # (text, has a node, style key, visible, ctx)
         inline_only, n_parts, index = True, 0, 0
@@ -403,6 +408,34 @@ class _Walk:
             self._merge_segments(text, pieces, tag, path, ctx)
         return pieces
 
+    def visit_toward(self, el, tag: str, attributes: dict, path: str, parent: _Context, style: _Style,
+                     below: list[tuple[tuple[str, int | None], ...]]) -> None:
+        """As :meth:`visit`, for an element on the way to others: only its children on the ``below`` paths
+        (``(tag, index)`` steps under this element, ``None`` for any index) are read, and a child that ends
+        one of them is visited whole; no block of its own."""
+        ctx = _context(tag, attributes, parent, style, _heading_level(attributes, tag))
+        index = 0
+        child = None if self.empty_shadows and _hosts_shadow(el, tag) else el.first_child
+        while child is not None:
+            if child.is_element_node:
+                child_tag = child.tag.lower()
+                steps = [rest for rest in below if rest[0][0] == child_tag and rest[0][1] in (None, index)]
+                if steps and child_tag not in SKIP and child_tag not in _TRANSPARENT and (
+                        child_tag != "title" or ctx.in_svg):
+                    child_attributes = child.attributes
+                    child_style = self.style_of(child, child_tag, child_attributes, style)
+                    if child_tag == "body" and "/" not in path:
+                        child_style = _unhidden(child_style)
+                    if child_style.display != "none":
+                        child_path = f"{path}/{child_tag}[{index}]"
+                        if any(len(rest) == 1 for rest in steps):
+                            self.visit(child, child_tag, child_attributes, child_path, ctx, child_style)
+                        else:
+                            self.visit_toward(child, child_tag, child_attributes, child_path, ctx, child_style,
+                                              [rest[1:] for rest in steps])
+                index += 1
+            child = child.next
+
     def _segment(self, text: str, tag: str, path: str, ctx: _Context, kind: str) -> None:
         if _NON_SPACE.search(text) is not None:
             self.segments.append(_row(text, tag, path, ctx, kind=kind))
@@ -456,7 +489,8 @@ def _meta(tree) -> tuple[tuple[str, str], ...]:
     return tuple(meta)
 
 
-def read_static(page: Page, subresources: SubresourceSource | None = None) -> RenderedPage:
+def read_static(page: Page, subresources: SubresourceSource | None = None, *,
+                within: Collection[tuple[tuple[str, int | None], ...]] | None = None) -> RenderedPage:
     """Read a page's title, meta tags, text blocks and segments from its HTML, without a browser.
 
     The records are those the renderer gives (see the module docstring for what is approximated);
@@ -470,6 +504,13 @@ def read_static(page: Page, subresources: SubresourceSource | None = None) -> Re
         Where the page's linked style sheets (and their ``@import``) are looked up, with the request
         URL, ``load_url(page)`` and ``page.path``, as the renderer does; ``None``: only the page's own
         ``<style>`` elements and ``style`` attributes apply.
+    within : collection of paths, optional
+        Read only the elements at these paths, each a tuple of ``(tag, index)`` steps from ``<html>`` as in
+        a block's ``dom_path`` (``None``: any index), and everything inside them: the blocks and segments
+        of other elements are left out, and so are the checks that need every block of the page (text set
+        in positioned lines, a skeleton its scripts fill). A template's locator reads its pages so
+        (:mod:`mainentity.slot_transfer`): where its slots are, at a fraction of the walk. Default: the
+        whole page.
 
     Returns
     -------
@@ -510,12 +551,14 @@ def read_static(page: Page, subresources: SubresourceSource | None = None) -> Re
         walk.empty_shadows = bool(shadows)
         root = tree.root
         if root is not None and not shadow:
-            _walk_root(walk, root)
+            _walk_root(walk, root, within)
         rendered = RenderedPage(_title(tree), _meta(tree), tuple(walk.blocks), NAN, NAN, tuple(walk.segments))
     except Exception as exc:  # one page's failure is reported with its name, never a crash of a batch
         raise ValueError(f"{page_label(page)}: static read failed: {type(exc).__name__}: {exc}") from exc
     if shadow:
         raise ValueError(f"{page_label(page)}: a declarative shadow root: its styles and slots need the renderer")
+    if within is not None:
+        return rendered
     if walk.n_positioned >= MIN_POSITIONED_LINES and 2 * walk.n_positioned >= walk.n_shown:
         raise ValueError(f"{page_label(page)}: text set in positioned lines ({walk.n_positioned} of "
                          f"{walk.n_shown} shown texts; a PDF or slide deck as HTML): which lines continue one "
@@ -525,12 +568,19 @@ def read_static(page: Page, subresources: SubresourceSource | None = None) -> Re
     return rendered
 
 
-def _walk_root(walk: _Walk, root) -> None:
-    """Walk from ``<html>``, un-hidden as ``blocks.js`` does (``<body>`` is un-hidden in the walk)."""
+def _walk_root(walk: _Walk, root, within: Collection[tuple[tuple[str, int | None], ...]] | None = None) -> None:
+    """Walk from ``<html>``, un-hidden as ``blocks.js`` does (``<body>`` is un-hidden in the walk); with
+    ``within``, toward those paths only (:func:`read_static`)."""
     tag, attributes = root.tag.lower(), root.attributes
     root_style = _unhidden(walk.style_of(root, tag, attributes, _ROOT_PARENT))
     walk.rem = root_style.font_size
-    walk.visit(root, tag, attributes, f"{tag}[0]", _Context(root_style, False, False, 0, True, False), root_style)
+    top = _Context(root_style, False, False, 0, True, False)
+    below = None if within is None else [
+        path[1:] for path in within if path and path[0][0] == tag and path[0][1] in (None, 0)]
+    if below is None or any(not rest for rest in below):
+        walk.visit(root, tag, attributes, f"{tag}[0]", top, root_style)
+    elif below:
+        walk.visit_toward(root, tag, attributes, f"{tag}[0]", top, root_style, below)
 
 
 def _unhidden(style: _Style) -> _Style:

@@ -61,6 +61,10 @@ def path_steps(dom_path: str) -> tuple[tuple[str, int], ...]:
     return steps if "/".join(f"{tag}[{i}]" for tag, i in steps) == dom_path else ()
 
 
+#: A slot's place: ``(tag, index)`` steps of a ``dom_path`` from ``<html>``, ``None`` where any index will do.
+SlotPath = tuple[tuple[str, int | None], ...]
+
+
 @dataclass(frozen=True)
 class SlotLocator:
     """One slot of a template: which candidate of a page's static reading is its main entity.
@@ -87,7 +91,7 @@ class SlotLocator:
     """
 
     kind: str
-    path: tuple[tuple[str, int | None], ...]
+    path: SlotPath
     tag: str
     heading_level: int
     font_size: float | None

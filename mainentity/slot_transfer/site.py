@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from mainentity.log_summary import RepeatedMessage
 from mainentity.records import Document, Page, Prediction, RenderedPage
-from mainentity.slot_transfer.locators import TemplateLocator, apply_locator, fit_locators
+from mainentity.slot_transfer.locators import SlotPath, TemplateLocator, apply_locator, fit_locators
 from mainentity.slot_transfer.templates import Template, choose_sample, cluster_templates
 
 logger = logging.getLogger(__name__)
@@ -73,20 +73,33 @@ def _key(page: Page) -> PageKey:
 class _Reader:
     """Static readings, each page read once; ``None`` for a page the reader fails on (it is rendered)."""
 
-    def __init__(self, read_static: Callable[[Page], RenderedPage], unread: RepeatedMessage):
+    def __init__(self, read_static: Callable[[Page], RenderedPage], unread: RepeatedMessage,
+                 read_within: Callable[[Page, list[SlotPath]], RenderedPage] | None = None):
         self.read_static = read_static
+        self.read_within = read_within
         self.readings: dict[PageKey, RenderedPage | None] = {}
         self.seconds = 0.0
         self.unread = unread  # the pages it fails on, logged once per site
 
     def __call__(self, page: Page) -> RenderedPage | None:
         if _key(page) not in self.readings:
-            try:
-                self.readings[_key(page)] = self.read_static(page)
-            except ValueError as error:
-                self.unread.add(f"{page.site_id}/{page.path}", f"{page.site_id}/{page.path} is rendered: {error}")
-                self.readings[_key(page)] = None
+            self.readings[_key(page)] = self._read(page, self.read_static)
         return self.readings[_key(page)]
+
+    def through(self, page: Page, locator: TemplateLocator) -> RenderedPage | None:
+        """The reading a locator needs of a page: only where its slots are (``read_within``), unless the page
+        was read whole already or a slot is a title segment (found by comparing the title with every block)."""
+        if (self.read_within is None or _key(page) in self.readings
+                or any(slot.kind == "title" for slot in locator.slots)):
+            return self(page)
+        return self._read(page, lambda p: self.read_within(p, [slot.path for slot in locator.slots]))
+
+    def _read(self, page: Page, read: Callable[[Page], RenderedPage]) -> RenderedPage | None:
+        try:
+            return read(page)
+        except ValueError as error:
+            self.unread.add(f"{page.site_id}/{page.path}", f"{page.site_id}/{page.path} is rendered: {error}")
+            return None
 
 
 def _read_round(templates: Sequence[Template], documents: dict[PageKey, Document],
@@ -107,7 +120,7 @@ def _read_round(templates: Sequence[Template], documents: dict[PageKey, Document
         for page in template.pages:
             if _key(page) in documents:
                 continue
-            static = reader(page) if locator is not None else None
+            static = reader.through(page, locator) if locator is not None else None
             answer = apply_locator(locator, page, static) if static is not None else None
             if answer is None:
                 fallbacks.setdefault(template.key, []).append(page)
@@ -122,6 +135,7 @@ def transfer_site(
     predict: Callable[[Sequence[Document]], Sequence[Prediction]],
     read_static: Callable[[Page], RenderedPage],
     *,
+    read_within: Callable[[Page, list[SlotPath]], RenderedPage] | None = None,
     fraction: float = 0.02,
     min_pages: int = 3,
     max_pages: int = 20,
@@ -141,6 +155,11 @@ def transfer_site(
         Page -> its static reading (:func:`mainentity.render.static.read_static`); a ``ValueError`` from
         it has the page rendered (those pages are logged as one warning for the site:
         :class:`mainentity.log_summary.RepeatedMessage`).
+    read_within : callable, optional
+        ``(page, paths) ->`` the page's static reading at those slot paths only (``read_static(page,
+        within=paths)`` of :mod:`mainentity.render.static`), for the pages read through a locator: a locator
+        looks at its slots only, and the walk of the rest of the page was most of a slot answer's cost.
+        Default: ``read_static``.
     fraction, min_pages, max_pages
         Sample size per template (:func:`~mainentity.slot_transfer.templates.sample_size`); ``min_pages``
         is also the number of a template's fallbacks rendered in each further round.
@@ -168,7 +187,7 @@ def transfer_site(
     to_render = [page for key in sorted(sample) for page in sample[key]]
     unread = RepeatedMessage(logger, f"site {pages[0].site_id}: {{n}} of {{total}} pages are rendered: the static "
                              "reader leaves them to the renderer")
-    reader, static_seconds, n_rounds, final = _Reader(read_static, unread), 0.0, 0, False
+    reader, static_seconds, n_rounds, final = _Reader(read_static, unread, read_within), 0.0, 0, False
     locators: dict[Hashable, TemplateLocator] = {}
     answers: dict[PageKey, Prediction] = {}
     while True:
