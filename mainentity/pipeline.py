@@ -31,7 +31,7 @@ from mainentity.loading import page_key
 from mainentity.log_summary import repeated_message
 from mainentity.model_store import TrainedModel
 from mainentity.recognizers.base import Recognizer, make_recognizer
-from mainentity.records import Document, Page, Prediction, RenderedPage
+from mainentity.records import Document, ElementPath, Page, Prediction, RenderedPage
 from mainentity.render_few import answered_with_scripts, noting_scripts
 from mainentity.sitedump import SubresourceSources, page_digest
 
@@ -554,7 +554,7 @@ def _predict_rendering_few(
         files = sources.for_page(page)
         return static_cache.read(page, files) if static_cache is not None else read_static(page, files)
 
-    def slot_reading(page: Page, paths: list) -> RenderedPage:  # a part of a page: not for the static cache
+    def slot_reading(page: Page, paths: Sequence[ElementPath]) -> RenderedPage:  # a part: not for the static cache
         return read_static(page, sources.for_page(page), within=paths)
 
     def predict_static(documents: Sequence[Document]) -> list[Prediction]:

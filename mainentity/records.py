@@ -68,6 +68,11 @@ class Page:
     dataset: str = ""
 
 
+#: Where elements are in a page: the ``(tag, index)`` steps of a :attr:`TextBlock.dom_path` from ``<html>``,
+#: ``None`` where any index will do (the elements at one place of each page of a template).
+ElementPath = tuple[tuple[str, int | None], ...]
+
+
 @dataclass(frozen=True)
 class TextBlock:
     """One text block of a rendered page (Carullo & Binaghi 2010, section 3.4.2).

@@ -37,9 +37,8 @@ from dataclasses import dataclass
 
 from mainentity.features.candidates import is_heading_part
 from mainentity.log_summary import repeated_message
-from mainentity.records import Document, Page, Prediction, RenderedPage
+from mainentity.records import Document, ElementPath, Page, Prediction, RenderedPage
 from mainentity.slot_transfer import transfer_site
-from mainentity.slot_transfer.locators import SlotPath
 from mainentity.text import counted
 
 logger = logging.getLogger(__name__)
@@ -163,7 +162,7 @@ def answer_pages(
     predict_static: Callable[[Sequence[Document]], Sequence[Prediction]] | None = None,
     settings: RenderFewSettings = RenderFewSettings(),  # noqa: B008 (frozen dataclass)
     cached: Callable[[Sequence[Page]], set[tuple[str, str]]] | None = None,
-    read_within: Callable[[Page, list[SlotPath]], RenderedPage] | None = None,
+    read_within: Callable[[Page, list[ElementPath]], RenderedPage] | None = None,
 ) -> Iterator[Prediction]:
     """Answer every page of whole sites, rendering few; yield each site's predictions when it is done.
 

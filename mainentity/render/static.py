@@ -64,7 +64,7 @@ from urllib.parse import urljoin
 from selectolax.lexbor import LexborHTMLParser
 from tinycss2.color3 import parse_color
 
-from mainentity.records import Page, RenderedPage, TextBlock
+from mainentity.records import ElementPath, Page, RenderedPage, TextBlock
 from mainentity.render.blocks_payload import META_KEYS
 from mainentity.render.scripts import unfinished_reason
 from mainentity.render.settings import load_url, markup_problem, page_label
@@ -409,7 +409,7 @@ class _Walk:
         return pieces
 
     def visit_toward(self, el, tag: str, attributes: dict, path: str, parent: _Context, style: _Style,
-                     below: list[tuple[tuple[str, int | None], ...]]) -> None:
+                     below: list[ElementPath]) -> None:
         """As :meth:`visit`, for an element on the way to others: only its children on the ``below`` paths
         (``(tag, index)`` steps under this element, ``None`` for any index) are read, and a child that ends
         one of them is visited whole; no block of its own."""
@@ -490,7 +490,7 @@ def _meta(tree) -> tuple[tuple[str, str], ...]:
 
 
 def read_static(page: Page, subresources: SubresourceSource | None = None, *,
-                within: Collection[tuple[tuple[str, int | None], ...]] | None = None) -> RenderedPage:
+                within: Collection[ElementPath] | None = None) -> RenderedPage:
     """Read a page's title, meta tags, text blocks and segments from its HTML, without a browser.
 
     The records are those the renderer gives (see the module docstring for what is approximated);
@@ -505,8 +505,8 @@ def read_static(page: Page, subresources: SubresourceSource | None = None, *,
         URL, ``load_url(page)`` and ``page.path``, as the renderer does; ``None``: only the page's own
         ``<style>`` elements and ``style`` attributes apply.
     within : collection of paths, optional
-        Read only the elements at these paths, each a tuple of ``(tag, index)`` steps from ``<html>`` as in
-        a block's ``dom_path`` (``None``: any index), and everything inside them: the blocks and segments
+        Read only the elements at these paths (:data:`~mainentity.records.ElementPath`: ``(tag, index)``
+        steps from ``<html>``, ``None`` for any index), and everything inside them: the blocks and segments
         of other elements are left out, and so are the checks that need every block of the page (text set
         in positioned lines, a skeleton its scripts fill). A template's locator reads its pages so
         (:mod:`mainentity.slot_transfer`): where its slots are, at a fraction of the walk. Default: the
@@ -568,7 +568,7 @@ def read_static(page: Page, subresources: SubresourceSource | None = None, *,
     return rendered
 
 
-def _walk_root(walk: _Walk, root, within: Collection[tuple[tuple[str, int | None], ...]] | None = None) -> None:
+def _walk_root(walk: _Walk, root, within: Collection[ElementPath] | None = None) -> None:
     """Walk from ``<html>``, un-hidden as ``blocks.js`` does (``<body>`` is un-hidden in the walk); with
     ``within``, toward those paths only (:func:`read_static`)."""
     tag, attributes = root.tag.lower(), root.attributes

@@ -42,7 +42,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 from mainentity.features.candidates import page_candidates, page_title_segments, title_segment_candidates, title_strings
-from mainentity.records import Document, Page, Prediction, RenderedPage, TextBlock
+from mainentity.records import Document, ElementPath, Page, Prediction, RenderedPage, TextBlock
 from mainentity.text import normalize_text, term_set
 
 #: Calibrated score under which a sampled answer is not confident enough to build a locator on.
@@ -59,10 +59,6 @@ def path_steps(dom_path: str) -> tuple[tuple[str, int], ...]:
     """
     steps = tuple((m.group(1), int(m.group(2))) for m in _STEP.finditer(dom_path))
     return steps if "/".join(f"{tag}[{i}]" for tag, i in steps) == dom_path else ()
-
-
-#: A slot's place: ``(tag, index)`` steps of a ``dom_path`` from ``<html>``, ``None`` where any index will do.
-SlotPath = tuple[tuple[str, int | None], ...]
 
 
 @dataclass(frozen=True)
@@ -91,7 +87,7 @@ class SlotLocator:
     """
 
     kind: str
-    path: SlotPath
+    path: ElementPath
     tag: str
     heading_level: int
     font_size: float | None

@@ -24,8 +24,8 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 
 from mainentity.log_summary import RepeatedMessage
-from mainentity.records import Document, Page, Prediction, RenderedPage
-from mainentity.slot_transfer.locators import SlotPath, TemplateLocator, apply_locator, fit_locators
+from mainentity.records import Document, ElementPath, Page, Prediction, RenderedPage
+from mainentity.slot_transfer.locators import TemplateLocator, apply_locator, fit_locators
 from mainentity.slot_transfer.templates import Template, choose_sample, cluster_templates
 
 logger = logging.getLogger(__name__)
@@ -74,7 +74,7 @@ class _Reader:
     """Static readings, each page read once; ``None`` for a page the reader fails on (it is rendered)."""
 
     def __init__(self, read_static: Callable[[Page], RenderedPage], unread: RepeatedMessage,
-                 read_within: Callable[[Page, list[SlotPath]], RenderedPage] | None = None):
+                 read_within: Callable[[Page, list[ElementPath]], RenderedPage] | None = None):
         self.read_static = read_static
         self.read_within = read_within
         self.readings: dict[PageKey, RenderedPage | None] = {}
@@ -135,7 +135,7 @@ def transfer_site(
     predict: Callable[[Sequence[Document]], Sequence[Prediction]],
     read_static: Callable[[Page], RenderedPage],
     *,
-    read_within: Callable[[Page, list[SlotPath]], RenderedPage] | None = None,
+    read_within: Callable[[Page, list[ElementPath]], RenderedPage] | None = None,
     fraction: float = 0.02,
     min_pages: int = 3,
     max_pages: int = 20,
