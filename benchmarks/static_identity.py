@@ -11,8 +11,9 @@ on the code before and after a change, then compare the two files::
     python benchmarks/static_identity.py --compare before.jsonl after.jsonl   # exit status 1 on a difference
 
 Pages answered by rendering do not depend on the static reader; slot transfer reads the other pages of a
-site through the same readings, so equal readings and equal static answers mean equal ``--render auto``
-answers.
+site at its locators' slots only (``read_static(page, within=paths)``, whose blocks there are those of the
+whole reading: ``tests/test_static_reader.py``), so equal readings and equal static answers mean equal
+``--render auto`` answers.
 """
 
 from __future__ import annotations
