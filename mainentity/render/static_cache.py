@@ -12,6 +12,9 @@ dump holds it now (``""`` when it holds none) and whether the dump holds anythin
 sheet, page or reader reads the page anew. Entries are :func:`~mainentity.render.cache.dump_outcome`'s JSON,
 gzipped, at ``<directory>/<key[:2]>/<key>.static.json.gz``, request lists at ``<key>.static-requests.json``;
 writes are atomic. A page the reader refuses (``ValueError``) is not stored: it is read, and refused, again.
+Neither is the part of a page a template's locator reads (``read_static(page, within=paths)``,
+:mod:`mainentity.slot_transfer`): read again, it costs less than a stored whole reading did to decode (booksamillion
+with a warm cache, ``benchmarks/results/render_cost.md``).
 """
 
 from __future__ import annotations
