@@ -78,7 +78,6 @@ class _Reader:
         self.read_static = read_static
         self.read_within = read_within
         self.readings: dict[PageKey, RenderedPage | None] = {}
-        self.seconds = 0.0
         self.unread = unread  # the pages it fails on, logged once per site
 
     def __call__(self, page: Page) -> RenderedPage | None:
