@@ -31,6 +31,7 @@ from mainentity.loading import page_key
 from mainentity.log_summary import repeated_message
 from mainentity.model_store import TrainedModel
 from mainentity.recognizers.base import Recognizer, make_recognizer
+from mainentity.recognizers.doubt import DOUBT_SIGNALS
 from mainentity.records import Document, ElementPath, Page, Prediction, RenderedPage
 from mainentity.render_few import answered_with_scripts, noting_scripts
 from mainentity.sitedump import SubresourceSources, page_digest
@@ -557,9 +558,10 @@ def _predict_rendering_few(
     def slot_reading(page: Page, paths: Sequence[ElementPath]) -> RenderedPage:  # a part: not for the static cache
         return read_static(page, sources.for_page(page), within=paths)
 
-    def predict_static(documents: Sequence[Document]) -> list[Prediction]:
+    def predict_static(documents: Sequence[Document]) -> list[tuple[Prediction, float]]:
         try:
-            return static_model.recognizer.predict(documents)
+            answers, signals = static_model.recognizer.predict_with_signals(documents)
+            return list(zip(answers, signals[:, DOUBT_SIGNALS.index("margin")].tolist(), strict=True))
         except Exception as error:  # noqa: BLE001 - the pages are rendered instead
             logger.warning("static model failed on %s (%s); its pages are rendered", documents[0].page.site_id, error)
             return []

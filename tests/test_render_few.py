@@ -33,9 +33,10 @@ def laid_out(page: Page) -> Document:
 class Stages:
     """Counting stand-ins of the predict path's stages: rendering, the site-level model, the static model."""
 
-    def __init__(self, static_scores: dict[str, float] | None = None):
+    def __init__(self, static_scores: dict[str, float] | None = None, margins: dict[str, float] | None = None):
         self.rendered: list[str] = []
         self.static_scores = static_scores or {}
+        self.margins = margins or {}
 
     def render(self, pages):
         self.rendered.extend(page.path if page.site_id == "shop.example" else page.site_id for page in pages)
@@ -53,8 +54,9 @@ class Stages:
         return answers
 
     def predict_static(self, documents):
-        return [Prediction(d.page.site_id, d.page.path, d.page.url, d.rendered.title.split(" | ")[0],
-                           self.static_scores[d.page.site_id]) for d in documents]
+        return [(Prediction(d.page.site_id, d.page.path, d.page.url, d.rendered.title.split(" | ")[0],
+                            self.static_scores[d.page.site_id]), self.margins.get(d.page.site_id, 1.0))
+                for d in documents]
 
     def answer(self, pages, cached=None, **settings):
         return list(answer_pages(pages, render=self.render, predict=self.predict, read_static=read_static,
@@ -88,6 +90,24 @@ def test_small_sites_keep_static_answers_above_the_threshold_and_render_the_rest
     assert [p.answered_by for p in predictions] == ["static", "rendered", "static"]
     assert stages.rendered == ["b.example"]  # one render call for the pages left
     assert all(p.main_entity == "Walnut Chair Model 1" for p in predictions)
+
+
+def test_a_static_answer_far_ahead_of_its_runner_up_stands_whatever_its_score():
+    """The calibrated score says whether the answer is right; a margin of 5 log-odds or more over the
+    runner-up says rendering would not change it (static_margin's docstring), so the page is not rendered."""
+    pages = [product_page(site, 1) for site in ("a.example", "b.example", "c.example")]
+    stages = Stages({"a.example": 0.4, "b.example": 0.4, "c.example": 0.4},
+                    margins={"a.example": 6.0, "b.example": 4.9, "c.example": float("nan")})
+    predictions = stages.answer(pages, static_threshold=0.85, static_margin=5.0)
+    assert [p.answered_by for p in predictions] == ["static", "rendered", "rendered"]
+    assert stages.rendered == ["b.example", "c.example"]
+    stages = Stages({"a.example": 0.4}, margins={"a.example": 6.0})
+    assert [p.answered_by for p in stages.answer(pages[:1], static_margin=float("inf"))] == ["rendered"]
+
+
+def test_the_static_margin_must_not_be_negative():
+    with pytest.raises(ValueError, match="static_margin must be >= 0"):
+        RenderFewSettings(static_margin=-1.0)
 
 
 def test_a_static_answer_that_is_part_of_a_heading_is_rendered():

@@ -120,6 +120,13 @@ def _name_the_entity(candidates: Sequence[TextBlock], scores: np.ndarray, names:
         scores[max(shown, key=lambda i: scores[i])] = scores[best] + 1e-6
 
 
+def _answer_signals(candidates: Sequence[TextBlock], scores: np.ndarray, features: np.ndarray) -> np.ndarray:
+    """The signals of doubt of a page's answer, shape ``(len(DOUBT_SIGNALS),)``; ``nan`` without candidates."""
+    if not len(candidates):
+        return np.full(len(DOUBT_SIGNALS), np.nan)
+    return doubt_signals(features, scores, [candidate.text for candidate in candidates])
+
+
 def _own_text_for_label_holder(slots: Sequence[str], scores: np.ndarray) -> None:
     """In place: the best candidate of slot ``S`` (a block's own text) takes the place of a merged block that
     holds a label (vote slot ``S + HOLDS_LABEL``) when that block scores higher, where the page has one: the
@@ -545,7 +552,8 @@ class GeneralRecognizer(Recognizer):
         return [(candidates, scores) for candidates, scores, _ in self._scored(documents)]
 
     def answer_signals(self, documents: Sequence[Document]) -> np.ndarray:
-        """The signals of doubt of each document's answer (:func:`~mainentity.recognizers.doubt.doubt_signals`).
+        """The signals of doubt of each document's answer (:func:`~mainentity.recognizers.doubt.doubt_signals`):
+        the second part of :meth:`predict_with_signals`.
 
         Parameters
         ----------
@@ -557,10 +565,7 @@ class GeneralRecognizer(Recognizer):
         signals : ndarray of shape (n_documents, len(DOUBT_SIGNALS))
             What the calibrator maps to :meth:`predict`'s score; ``nan`` for a page without candidates.
         """
-        check_is_fitted(self)
-        return np.array([doubt_signals(x, scores, [c.text for c in candidates]) if candidates
-                         else np.full(len(DOUBT_SIGNALS), np.nan)
-                         for candidates, scores, x in self._scored(documents)]).reshape(-1, len(DOUBT_SIGNALS))
+        return self.predict_with_signals(documents)[1]
 
     def _scored(self, documents: Sequence[Document]) -> list[tuple[list[TextBlock], np.ndarray, np.ndarray]]:
         """:meth:`candidate_scores` with each page's candidate features too."""
@@ -628,17 +633,38 @@ class GeneralRecognizer(Recognizer):
         ``score`` is the calibrated probability that the answer is right (the raw ranker score when
         ``calibrate`` is off); ``candidates`` the ``n_top`` best distinct texts.
         """
+        return self.predict_with_signals(documents)[0]
+
+    def predict_with_signals(self, documents: Sequence[Document]) -> tuple[list[Prediction], np.ndarray]:
+        """:meth:`predict`, and the signals of doubt of each answer from the same pass.
+
+        Parameters
+        ----------
+        documents : sequence of Document
+            All the documents of a site in one call (profiled and voted on together).
+
+        Returns
+        -------
+        predictions : list of Prediction
+            One per document, in order, as :meth:`predict` gives them.
+        signals : ndarray of shape (n_documents, len(DOUBT_SIGNALS))
+            Each answer's signals of doubt (:func:`~mainentity.recognizers.doubt.doubt_signals`: the
+            ranker's score, its ``margin`` over the runner-up in log-odds, the sources' agreement, ...):
+            what the calibrator maps to the score; ``nan`` for a page without candidates or not rendered.
+        """
         check_is_fitted(self)
         predictions: list[Prediction | None] = [None] * len(documents)
+        signals = np.full((len(documents), len(DOUBT_SIGNALS)), np.nan)
         renderable = [i for i, d in enumerate(documents) if d.rendered is not None]
         scored = self._scored([documents[i] for i in renderable]) if renderable else []
         for i, (candidates, scores, features) in zip(renderable, scored, strict=True):
-            predictions[i] = self._prediction(documents[i].page, candidates, scores, features)
+            signals[i] = _answer_signals(candidates, scores, features)
+            predictions[i] = self._prediction(documents[i].page, candidates, scores, signals[i])
         for i, document in enumerate(documents):
             if predictions[i] is None:
                 page = document.page
                 predictions[i] = Prediction(page.site_id, page.path, page.url, error="not rendered")
-        return predictions
+        return predictions, signals
 
     def site_statistics(self, documents: Sequence[Document]) -> SiteProfile:
         """The site profile of one site: what :meth:`predict` counts over the site's rendered documents.
@@ -750,18 +776,19 @@ class GeneralRecognizer(Recognizer):
             self._vote([(page.slots, page_scores) for page, page_scores in zip(scored, scores, strict=True)
                         if not page.error])
         return [Prediction(page.site_id, page.path, page.url, error=page.error) if page.error
-                else self._prediction(page, list(page.candidates), page_scores, page.features)
+                else self._prediction(page, list(page.candidates), page_scores,
+                                      _answer_signals(page.candidates, page_scores, page.features))
                 for page, page_scores in zip(scored, scores, strict=True)]
 
     def _prediction(self, page: Page | ScoredPage, candidates: list[TextBlock], scores: np.ndarray,
-                    features: np.ndarray) -> Prediction:
+                    signals: np.ndarray) -> Prediction:
         if not candidates:
             return Prediction(page.site_id, page.path, page.url, error="no text blocks")
         order = np.argsort(-scores, kind="stable")
         best = candidates[order[0]]
         score = float(scores[order[0]])
         if self.calibrator_ is not None:
-            score = self._probability(doubt_signals(features, scores, [candidate.text for candidate in candidates]))
+            score = self._probability(signals)
         top: dict[str, None] = {}
         for i in order:  # the n_top best distinct texts, without walking the other candidates
             if len(top) >= self.n_top:
