@@ -301,3 +301,20 @@ def test_the_calibrator_holds_out_whole_datasets_when_the_pages_come_from_severa
 def test_an_unknown_calibration_fold_kind_is_refused_before_fitting():
     with pytest.raises(ValueError, match="unknown calibration_folds 'pages'; valid: sites, datasets"):
         GeneralRecognizer(calibration_folds="pages").fit(sites(["oak"], 2))
+
+
+def test_predictions_come_with_their_margin_over_the_runner_up_of_another_text():
+    """The render-few gate reads each static answer's margin (mainentity.render_few.RenderFewSettings.static_margin):
+    the best candidate's score minus the best score of a candidate of another text; nan for a page not read."""
+    recognizer = GeneralRecognizer(max_iter=20, min_samples_leaf=2, n_folds=3, random_state=0)
+    recognizer.fit(sites(["oak", "pine", "birch", "elm", "ash"], 3))
+    test = [*sites(["beech", "maple"], 2), replace(shop_page("fir", 0), rendered=None)]
+    predictions, signals = recognizer.predict_with_signals(test)
+    assert [p.main_entity for p in predictions] == [p.main_entity for p in recognizer.predict(test)]
+    assert signals.shape == (5, len(DOUBT_SIGNALS))
+    for (candidates, scores), margin in zip(recognizer.candidate_scores(test[:4]),
+                                            signals[:4, DOUBT_SIGNALS.index("margin")], strict=True):
+        best = int(np.argmax(scores))
+        runner_up = max(s for s, c in zip(scores, candidates, strict=True) if c.text != candidates[best].text)
+        assert margin == pytest.approx(min(scores[best] - runner_up, 20.0)) and margin > 0
+    assert predictions[4].error == "not rendered" and np.isnan(signals[4]).all()
