@@ -204,3 +204,27 @@ def test_kept_peer_answers_are_reused_only_for_the_same_pages_and_version(tmp_pa
     assert load_answers(tmp_path, "lodo-x", "peer", "peer 2.3", changed) is None  # a page's HTML changed
     assert load_answers(tmp_path, "lodo-x", "peer", "peer 2.4", pages) is None  # another version of the tool
     assert load_answers(tmp_path, "other", "peer", "peer 2.3", pages) is None  # another dataset label
+
+
+def test_a_baselines_kept_answers_are_keyed_by_its_code(monkeypatch):
+    """A baseline of ours has no tool version of its own: its answers are kept under the package's version and a
+    digest of its module's code and what that imports, so a baseline changed within one version answers anew
+    (the og-title baseline once kept answers from before it read the meta tags' ``value``)."""
+    from mainentity import source_digest as digests
+    from mainentity.config import SystemConfig
+    from mainentity.recognizers.base import make_recognizer
+
+    system = SystemConfig("title-tag", ModelConfig("title-tag"))
+    recognizer = make_recognizer("title-tag")
+    version = compare._stateless_version(recognizer, system, "none")
+    assert version.startswith("mainentity ") and " title-tag " in version
+    assert {"mainentity.recognizers.baselines", "mainentity.text"} <= digests.modules_of(type(recognizer).__module__)
+    digests.source_digest.cache_clear()
+    real_read = digests.Path.read_bytes
+    monkeypatch.setattr(digests.Path, "read_bytes", lambda path: real_read(path) + (
+        b"# edited" if path.name == "text.py" else b""))
+    try:
+        assert compare._stateless_version(recognizer, system, "none") != version
+    finally:
+        digests.source_digest.cache_clear()
+    assert compare._stateless_version(recognizer, system, "sst") is None  # a cleaned system is run again

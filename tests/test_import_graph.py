@@ -12,6 +12,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "mainentity"
 RANKS = {
     "_version": 0,  # the package's version
     "_files": 0,  # atomic file writes
+    "source_digest": 0,  # a digest of a module's code and what it imports: keys of results kept between runs
     "records": 0,
     "text": 0,
     "collector": 0,  # cycle-collector thresholds while documents are built (pipeline, runs)

@@ -4,6 +4,7 @@ reads it anew."""
 from __future__ import annotations
 
 import gzip
+import platform
 
 import pytest
 
@@ -11,6 +12,7 @@ import mainentity.render.static_cache as static_cache
 from mainentity.loading import load_inputs
 from mainentity.render.static import read_static
 from mainentity.render.static_cache import StaticReadingCache, reader_modules
+from mainentity.source_digest import source_digest
 
 PAGE = ('<!doctype html><html><head><title>Kettle | Shop</title>'
         '<link rel="canonical" href="http://shop.test/item.html"><link rel="stylesheet" href="css/site.css">'
@@ -105,12 +107,12 @@ def test_a_cache_that_cannot_be_written_costs_speed_not_readings(tmp_path, monke
 
 def test_the_reader_digest_covers_pythons_version(monkeypatch):
     before = static_cache.reader_digest()
-    static_cache.reader_digest.cache_clear()
-    monkeypatch.setattr(static_cache.platform, "python_version", lambda: "3.99.0")
+    source_digest.cache_clear()
+    monkeypatch.setattr(platform, "python_version", lambda: "3.99.0")
     try:
         assert static_cache.reader_digest() != before
     finally:
-        static_cache.reader_digest.cache_clear()
+        source_digest.cache_clear()
 
 
 def test_the_reader_digest_covers_the_reader_and_what_it_imports_not_the_model():

@@ -62,6 +62,7 @@ from mainentity.pipeline import (
 )
 from mainentity.recognizers.peers import PEER_NAMES, PeerUnavailableError, peer_versions
 from mainentity.records import Document, Prediction
+from mainentity.source_digest import source_digest
 
 logger = logging.getLogger(__name__)
 
@@ -273,10 +274,14 @@ def _is_third_party(data: DataConfig) -> bool:
 
 def _stateless_version(recognizer, system: SystemConfig, cleaning: str) -> str | None:
     """The version under which a system's answers can be kept between runs (:mod:`peer_answers`): that of a
-    peer's tool or of mainentity for a system that neither learns, renders nor cleans; ``None`` otherwise."""
+    peer's tool, or for one of mainentity's systems that neither learns, renders nor cleans (a baseline), the
+    package's version and a digest of its recognizer's code and what that imports
+    (:func:`mainentity.source_digest.source_digest`), so a changed baseline answers anew; ``None`` otherwise."""
     if recognizer.needs_training or recognizer.needs_render or cleaning != "none":
         return None
-    return recognizer.version() if hasattr(recognizer, "version") else f"mainentity {__version__} {system.label}"
+    if hasattr(recognizer, "version"):
+        return recognizer.version()
+    return f"mainentity {__version__} {system.label} {source_digest(type(recognizer).__module__)[:16]}"
 
 
 def _run_dataset(

@@ -19,15 +19,10 @@ with a warm cache, ``benchmarks/results/render_cost.md``).
 
 from __future__ import annotations
 
-import ast
 import gzip
-import hashlib
 import json
 import logging
 import os
-import platform
-from functools import cache
-from importlib import metadata, util
 from pathlib import Path
 
 from mainentity.records import Page, RenderedPage
@@ -44,6 +39,7 @@ from mainentity.render.cache import (
 from mainentity.render.settings import RenderOutcome, page_label
 from mainentity.render.static import read_static
 from mainentity.sitedump import DumpFile, SubresourceSource
+from mainentity.source_digest import modules_of, source_digest
 
 logger = logging.getLogger(__name__)
 
@@ -51,59 +47,17 @@ logger = logging.getLogger(__name__)
 READER_PACKAGES = ("selectolax", "tinycss2", "cssselect2")
 
 
-def imported_modules(name: str, source: str, is_package: bool = False) -> list[str]:
-    """The ``mainentity`` modules that module ``name``'s ``source`` may import, as dotted names: every
-    ``import mainentity...``, and for ``from X import y`` (relative ``X`` resolved against the module's package)
-    both ``X`` and ``X.y`` (``y`` may be a submodule or a name; :func:`reader_modules` keeps the modules).
-
-    >>> src = "from . import static_css\\nfrom ..text import tokenize\\nimport os, mainentity.records"
-    >>> sorted(imported_modules("mainentity.render.static", src))
-    ['mainentity.records', 'mainentity.render.static_css', 'mainentity.text', 'mainentity.text.tokenize']
-    """
-    package = name if is_package else name.rpartition(".")[0]
-    found = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            found += [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = util.resolve_name("." * node.level + (node.module or ""), package) if node.level else node.module
-            found += [base] * bool(node.module) + [f"{base}.{alias.name}" for alias in node.names]
-    return [module for module in dict.fromkeys(found) if module == "mainentity" or module.startswith("mainentity.")]
-
-
-def _module_spec(name: str):
-    """The module's spec, or ``None`` when ``name`` is no module (a function or class imported by name)."""
-    try:
-        return util.find_spec(name)
-    except ModuleNotFoundError:  # a name under a module that is no package ("mainentity.text.tokenize")
-        return None
-
-
 def reader_modules() -> set[str]:
     """The ``mainentity`` modules whose code makes a static reading: :mod:`mainentity.render.static` and every
-    module it imports, directly or not (:func:`imported_modules`, relative imports included)."""
-    seen, todo = set(), ["mainentity.render.static"]
-    while todo:
-        name = todo.pop()
-        spec = _module_spec(name) if name not in seen else None
-        if spec is None or spec.origin is None:  # seen, or an imported name (``from mainentity.text import x``)
-            continue
-        seen.add(name)
-        source = Path(spec.origin).read_text(encoding="utf-8")
-        todo.extend(imported_modules(name, source, spec.submodule_search_locations is not None))
-    return seen
+    module it imports, directly or not (:func:`mainentity.source_digest.modules_of`)."""
+    return modules_of("mainentity.render.static")
 
 
-@cache
 def reader_digest() -> str:
     """Hex SHA-256 over the source of the :func:`reader_modules`, the versions of :data:`READER_PACKAGES` and
-    Python's own version (its regular expressions and Unicode tables read the text): a changed reader keys every
-    page anew, without a version number to remember to bump. Computed once per process (a few ms)."""
-    versions = [platform.python_version(), *(metadata.version(name) for name in READER_PACKAGES)]
-    digest = hashlib.sha256(json.dumps(versions).encode())
-    for name in sorted(reader_modules()):
-        digest.update(name.encode() + b"\0" + Path(util.find_spec(name).origin).read_bytes() + b"\0")
-    return digest.hexdigest()
+    Python's own version (:func:`mainentity.source_digest.source_digest`): a changed reader keys every page anew,
+    without a version number to remember to bump. Computed once per process (a few ms)."""
+    return source_digest("mainentity.render.static", READER_PACKAGES)
 
 
 class _LookupRecord:
