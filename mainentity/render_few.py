@@ -12,8 +12,8 @@ site of the batch is answered in one of two ways, and every prediction says whic
 - the pages of a smaller site are read statically (:func:`mainentity.render.static.read_static`) and
   answered by the static model when one is given; an answer whose calibrated score reaches
   ``static_threshold``, or whose lead over the runner-up reaches ``static_margin``, stands (``"static"``),
-  unless it is a strict part of a heading's text, which only
-  layout tells a line of a headline set over two lines from a title beside a note
+  unless it is a strict part of a heading's text, which only layout tells a line of a headline set over
+  two lines from a title beside a note
   (:func:`~mainentity.features.candidates.is_heading_part`); the others are rendered and predicted
   together with the site's other rendered pages (``"rendered"``).
 
@@ -105,10 +105,10 @@ class RenderFewSettings:
         margin (of 2, 3, 4, 5, 6, 8, 10) at which, with the threshold at 0.85, the mixed answers stay within
         0.005 ROUGE-1 F1 of rendering every page on each dataset left out and their scores' ECE stays at
         most 0.05 (or no higher than the threshold alone gives; such an answer keeps the static model's
-        score). There every page it answers
-        statically gives the rendered model's answer, and the three news and blog sets left out render
-        14.5% of their pages instead of 18.2% (5 would render 11.1%, with ECE 0.053 and 0.054 on Postlight's
-        and Readability's). ``static_model.py`` prints the pick after each retrain; ``inf`` turns it off.
+        score). There every page it answers statically gives the rendered model's answer, and the three
+        news and blog sets left out render 14.5% of their pages instead of 18.2% (5 would render 11.1%, with
+        ECE 0.053 and 0.054 on Postlight's and Readability's). ``static_model.py`` prints the pick after each
+        retrain; ``inf`` turns it off.
     sample_fraction, min_sample_pages, max_sample_pages : float, int, int
         The sample of each template (:func:`mainentity.slot_transfer.templates.sample_size`).
 
