@@ -94,7 +94,8 @@ def test_small_sites_keep_static_answers_above_the_threshold_and_render_the_rest
 
 def test_a_static_answer_far_ahead_of_its_runner_up_stands_whatever_its_score():
     """The calibrated score says whether the answer is right; a margin over the runner-up of at least
-    ``static_margin`` log-odds says rendering would not change it (its docstring), so the page is not rendered."""
+    ``static_margin`` log-odds says rendering is unlikely to change it (its docstring), so the page is not
+    rendered."""
     pages = [product_page(site, 1) for site in ("a.example", "b.example", "c.example")]
     stages = Stages({"a.example": 0.4, "b.example": 0.4, "c.example": 0.4},
                     margins={"a.example": 6.0, "b.example": 4.9, "c.example": float("nan")})

@@ -650,7 +650,8 @@ class GeneralRecognizer(Recognizer):
         signals : ndarray of shape (n_documents, len(DOUBT_SIGNALS))
             Each answer's signals of doubt (:func:`~mainentity.recognizers.doubt.doubt_signals`: the
             ranker's score, its ``margin`` over the runner-up in log-odds, the sources' agreement, ...):
-            what the calibrator maps to the score; ``nan`` for a page without candidates or not rendered.
+            what the calibrator maps to the score; ``nan`` for a page without candidates or without a reading
+            (``Document.rendered`` is ``None``; a static reading counts as one).
         """
         check_is_fitted(self)
         predictions: list[Prediction | None] = [None] * len(documents)
