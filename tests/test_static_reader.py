@@ -122,6 +122,17 @@ def test_off_page_text_is_hidden():
     assert block(rendered, "Shop").hidden and block(rendered, "skip").hidden and not block(rendered, "main").hidden
 
 
+def test_text_scaled_to_nothing_is_hidden():
+    """A box scaled to nothing on an axis shows nothing, its content neither (Chromium gives it no area); a
+    site name set huge and scaled away would otherwise be read as the page's largest heading."""
+    css = "<style>.gone { transform: rotate(2deg) scaleY(0) } .half { transform: scale(0.5) }</style>"
+    rendered = read('<h1 style="font-size:96px;transform:scale(0)">The Daily Gull</h1><div class="gone"><p>menu</p>'
+                    '</div><p class="half">small</p><h2 style="transform: scale(1, 0.0)">flat</h2><h2>Headline</h2>',
+                    css)
+    assert all(block(rendered, text).hidden for text in ("The Daily Gull", "menu", "flat"))
+    assert not block(rendered, "small").hidden and not block(rendered, "Headline").hidden
+
+
 def test_text_without_a_box_is_hidden():
     rendered = read(
         '<svg><title>Logo</title><text>Drawn</text></svg><textarea>typed</textarea><details><summary>More</summary>'

@@ -19,8 +19,9 @@ is approximated from styles:
   ``option``, or SVG text outside ``<text>``, which has no box of its own; the content of a closed
   ``<details>`` does have one in Chromium), or off the page by styles alone (``position:
   absolute|fixed|relative`` with ``left``/``top`` <= -1000 px on the element or an ancestor, or
-  ``text-indent`` <= -1000 px). Not detected: zero-size or off-page boxes that come from layout
-  (e.g. ``width: 0`` with ``overflow: hidden`` on an inline-block, transforms, negative margins,
+  ``text-indent`` <= -1000 px), or scaled to nothing on an axis (``transform: scale(0)``, ``scaleY(0)``, ...,
+  on the element or an ancestor). Not detected: zero-size or off-page boxes that come from layout
+  (e.g. ``width: 0`` with ``overflow: hidden`` on an inline-block, other transforms, negative margins,
   boxes right of or below the page).
 - "visible" segments (a merged block without its visually hidden parts): ``clip: rect(0...)``,
   ``clip-path: inset(50%|100%)``, ``opacity: 0``, ``visibility``, positioned off the page as above,
@@ -122,6 +123,8 @@ _NON_SPACE = re.compile(f"[^{_JS_SPACE_CHARS}]")
 #: Characters drawn with no width (zero-width spaces and joiners, word joiner, object replacement).
 _ZERO_WIDTH = re.compile("[\u200b\u200c\u200d\u2060\ufffc ]+")
 _INSET_HALF = re.compile(r"inset\((50|100)%")
+#: A ``transform`` that scales the box to nothing on an axis: ``scale(0)``, ``scale(1, 0)``, ``scaleX(0)``, ...
+_SCALED_AWAY = re.compile(r"\bscale(?:\(\s*(?:[-+\d.e]+\s*,\s*)?|[xy]\(\s*)[-+]?0*\.?0+\s*[,)]", re.I)
 
 
 @dataclass(frozen=True, eq=False)  # compared and hashed by identity: cheap keys of _compute_style's memo
@@ -181,7 +184,7 @@ def _compute_style(declarations: tuple[tuple[str, str], ...], parent: _Style, re
     offsets = [length_px(values.get(side, "auto"), size, rem) for side in ("left", "top")]
     off_page = parent.off_page or (
         position in ("absolute", "fixed", "relative") and any(v is not None and v <= OFF_PAGE_PX for v in offsets)
-    )
+    ) or _SCALED_AWAY.search(values.get("transform", "")) is not None  # a box of no size: nothing is shown
     display = values.get("display", "inline")
     squeezed = any(values.get(name, "visible") not in ("visible", "inherit") for name in ("overflow-x", "overflow-y"))
     squeezed = squeezed and any(

@@ -63,6 +63,7 @@ PROPERTIES = frozenset(
     {
         "display", "visibility", "font-size", "font-weight", "font-family", "color", "opacity", "clip",
         "clip-path", "overflow-x", "overflow-y", "width", "height", "position", "left", "top", "text-indent", "float",
+        "transform",
     }
 )
 
