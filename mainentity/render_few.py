@@ -109,9 +109,10 @@ class RenderFewSettings:
         answered statically at 8 got the rendered model's answer, and the three news and blog sets left out
         render 14.5% of their pages instead of 18.2% (5 would render 11.1%, with ECE 0.053 and 0.054 on
         Postlight's and Readability's). That is an observation, not a guarantee: what the static reader
-        cannot see decides against it (a site name in a huge ``<h1>`` hidden by ``transform: scale(0)``
-        stands on its margin where the rendered page answers the headline). ``static_model.py`` prints the
-        pick after each retrain; ``inf`` turns it off.
+        cannot see decides against it (a huge site name hidden by layout alone, which the static reader
+        reads as shown, stands on its margin where the rendered page answers the headline; one scaled to
+        nothing by ``transform`` is read as hidden). ``static_model.py`` prints the pick after each
+        retrain; ``inf`` turns it off.
     sample_fraction, min_sample_pages, max_sample_pages : float, int, int
         The sample of each template (:func:`mainentity.slot_transfer.templates.sample_size`).
 
