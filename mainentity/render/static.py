@@ -140,7 +140,7 @@ class _Style:
     color: tuple  # inherited, RGBA
     text_indent_off: bool  # inherited: text-indent <= OFF_PAGE_PX
     display: str = "inline"
-    off_page: bool = False  # positioned off the page, this element or an ancestor
+    unshown: bool = False  # off the page or scaled to nothing by styles, this element or an ancestor
     visually_hidden: bool = False  # blocks.js's visuallyHidden, from styles
     own_line: bool = False  # blocks.js's ownLine: a block of its own in the flow (not floated, not positioned)
     positioned: bool = False  # this element or an ancestor is absolutely or fixed positioned: layout places it
@@ -182,7 +182,7 @@ def _compute_style(declarations: tuple[tuple[str, str], ...], parent: _Style, re
     indent_px = length_px(indent, size, rem) if indent is not None else None
     position = values.get("position", "static")
     offsets = [length_px(values.get(side, "auto"), size, rem) for side in ("left", "top")]
-    off_page = parent.off_page or (
+    unshown = parent.unshown or (
         position in ("absolute", "fixed", "relative") and any(v is not None and v <= OFF_PAGE_PX for v in offsets)
     ) or _SCALED_AWAY.search(values.get("transform", "")) is not None  # a box of no size: nothing is shown
     display = values.get("display", "inline")
@@ -203,8 +203,8 @@ def _compute_style(declarations: tuple[tuple[str, str], ...], parent: _Style, re
             parent.text_indent_off if indent is None else indent_px is not None and indent_px <= OFF_PAGE_PX
         ),
         display=parent.display if display == "inherit" else display,
-        off_page=off_page,
-        visually_hidden=clipped or squeezed or off_page or values.get("opacity") in ("0", "0%", "0.0"),
+        unshown=unshown,
+        visually_hidden=clipped or squeezed or unshown or values.get("opacity") in ("0", "0%", "0.0"),
         own_line=(display in _BLOCK_DISPLAY and values.get("float", "none") == "none"
                   and position not in ("absolute", "fixed")),
         positioned=parent.positioned or position in ("absolute", "fixed"),
@@ -278,7 +278,7 @@ class _Context:
         self.boxless = boxless  # the text has no box of its own (textarea, select, SVG)
         self.in_svg = in_svg
         self.in_code = in_code  # inside an element that shows code (script-like text is kept there)
-        self.hidden = (style.visibility != "visible" or boxless or style.font_size <= 0 or style.off_page
+        self.hidden = (style.visibility != "visible" or boxless or style.font_size <= 0 or style.unshown
                        or style.text_indent_off)
 
 
@@ -591,7 +591,7 @@ def _unhidden(style: _Style) -> _Style:
     if style.display != "none" and style.visibility == "visible" and not style.visually_hidden:
         return style
     display = "block" if style.display == "none" else style.display
-    return replace(style, display=display, visibility="visible", visually_hidden=style.off_page)
+    return replace(style, display=display, visibility="visible", visually_hidden=style.unshown)
 
 
 def read_static_pages(
