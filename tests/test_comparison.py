@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import pytest
 from conftest import SAMPLE_SHOP
@@ -195,15 +197,21 @@ def test_kept_peer_answers_are_reused_only_for_the_same_pages_and_version(tmp_pa
     from mainentity.comparison.peer_answers import load_answers, save_answers
 
     pages = [Page("s", f"{i}.html", f"https://s.example/{i}", f"<title>Tin {i}</title>") for i in range(3)]
-    predictions = [Prediction("s", p.path, p.url, f"Tin {i}", error="" if i else "boom") for i, p in enumerate(pages)]
+    predictions = [Prediction("s", p.path, p.url, f"Tin {i}", error="" if i else "boom", answered_by="html")
+                   for i, p in enumerate(pages)]
     save_answers(tmp_path, "lodo-x", "peer", "peer 2.3", pages, predictions, {"pages_per_s": 12.5, "fit_s": 0.0})
     kept, speed = load_answers(tmp_path, "lodo-x", "peer", "peer 2.3", pages)
-    assert [(p.main_entity, p.error) for p in kept] == [("Tin 0", "boom"), ("Tin 1", ""), ("Tin 2", "")]
+    assert [(p.main_entity, p.error, p.answered_by) for p in kept] == [("Tin 0", "boom", "html"), ("Tin 1", "", "html"),
+                                                                       ("Tin 2", "", "html")]
     assert speed == {"pages_per_s": 12.5, "fit_s": 0.0}
     changed = [pages[0], pages[1], Page("s", "2.html", pages[2].url, "<title>Tin two</title>")]
     assert load_answers(tmp_path, "lodo-x", "peer", "peer 2.3", changed) is None  # a page's HTML changed
     assert load_answers(tmp_path, "lodo-x", "peer", "peer 2.4", pages) is None  # another version of the tool
     assert load_answers(tmp_path, "other", "peer", "peer 2.3", pages) is None  # another dataset label
+    kept_file = next(tmp_path.rglob("*.jsonl"))
+    rows = [json.loads(line) for line in kept_file.read_text().splitlines()]
+    kept_file.write_text("\n".join(json.dumps({k: v for k, v in row.items() if k != "answered_by"}) for row in rows))
+    assert load_answers(tmp_path, "lodo-x", "peer", "peer 2.3", pages) is None  # kept before answered_by was
 
 
 def test_a_baselines_kept_answers_are_keyed_by_its_code(monkeypatch):

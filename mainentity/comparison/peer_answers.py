@@ -63,7 +63,8 @@ def save_answers(root: str | Path, dataset: str, system: str, version: str, page
         lines.append(json.dumps({"site_id": page.site_id, "path": page.path, "sha1": _digest(page),
                                  "main_entity": prediction.main_entity, "score": None if _is_nan(prediction.score)
                                  else prediction.score, "error": prediction.error,
-                                 "score_kind": prediction.score_kind}, ensure_ascii=True))
+                                 "score_kind": prediction.score_kind, "answered_by": prediction.answered_by},
+                                ensure_ascii=True))
     path = _path(Path(root), dataset, system)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomic(path, "\n".join(lines) + "\n")
@@ -72,7 +73,8 @@ def save_answers(root: str | Path, dataset: str, system: str, version: str, page
 
 def load_answers(root: str | Path, dataset: str, system: str, version: str,
                  pages: Sequence[Page]) -> tuple[list[Prediction], dict] | None:
-    """The kept predictions of ``pages`` and the speed row, or ``None`` when any page or the version differs.
+    """The kept predictions of ``pages`` (their answer, score, error and ``answered_by``) and the speed row, or
+    ``None`` when any page or the version differs, or the file is from before ``answered_by`` was kept.
 
     >>> import tempfile
     >>> page = Page("s", "a.html", "https://s.example/a", "<title>Tin</title>")
@@ -96,11 +98,12 @@ def load_answers(root: str | Path, dataset: str, system: str, version: str,
     predictions = []
     for page in pages:
         row = by_key.get((page.site_id, page.path))
-        if row is None or row["sha1"] != _digest(page):
+        if row is None or row["sha1"] != _digest(page) or "answered_by" not in row:  # kept before it was kept
             return None
         score = float("nan") if row["score"] is None else row["score"]
         predictions.append(Prediction(page.site_id, page.path, page.url, row["main_entity"], score,
-                                      error=row["error"], score_kind=row["score_kind"]))
+                                      error=row["error"], score_kind=row["score_kind"],
+                                      answered_by=row["answered_by"]))
     return predictions, header.get("speed", {})
 
 
