@@ -98,7 +98,8 @@ def load_answers(root: str | Path, dataset: str, system: str, version: str,
     predictions = []
     for page in pages:
         row = by_key.get((page.site_id, page.path))
-        if row is None or row["sha1"] != _digest(page) or "answered_by" not in row:  # kept before it was kept
+        # a file kept before answered_by was kept is answered anew
+        if row is None or row["sha1"] != _digest(page) or "answered_by" not in row:
             return None
         score = float("nan") if row["score"] is None else row["score"]
         predictions.append(Prediction(page.site_id, page.path, page.url, row["main_entity"], score,
