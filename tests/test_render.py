@@ -346,6 +346,28 @@ def test_script_navigation_does_not_navigate(js_renderer):
     assert url == "http://shop.test/p.htm" and text == "Original"
 
 
+def test_a_late_navigation_of_a_pooled_tabs_last_page_does_not_take_the_next_pages_document(js_renderer):
+    # the race behind a CI failure (ERR_ABORTED on the page's own load): a script of the page a tab
+    # showed last navigates after the tab was given its next page, and before the renderer's own load
+    first = make_page("<p>First</p>", path="first.htm", url="http://shop.test/first.htm")
+    second = make_page("<p>Second</p>", path="second.htm", url="http://shop.test/second.htm")
+
+    async def load_second_while_the_first_navigates():
+        tab = await js_renderer._acquire(True)
+        try:
+            await js_renderer._load(tab, first, None)
+            tab.serve(second, None)
+            await tab.page.evaluate("location.replace('/moved.htm')")
+            await asyncio.sleep(0.2)
+            await tab.page.goto(tab.url, wait_until="commit")  # what _navigate does after serving
+            await asyncio.sleep(0.2)
+            return tab.page.url, await tab.page.evaluate("document.body.innerText")
+        finally:
+            js_renderer._release(tab, healthy=False)
+
+    assert js_renderer._call(load_second_while_the_first_navigates()) == ("http://shop.test/second.htm", "Second")
+
+
 def test_javascript_switch(renderer, js_renderer):
     page = make_page("<p>Static</p><script>document.write('<p>Written</p>')</script><noscript>NS</noscript>")
     assert [b.text for b in render_one(renderer, page).blocks] == ["Static", "NS"]

@@ -336,7 +336,9 @@ class Renderer:
         async def route(route) -> None:
             request = route.request
             navigation = request.is_navigation_request()
-            if not tab.served and navigation:
+            # the renderer's own navigation carries no Referer; one a script of the tab's last page
+            # started late (a pooled tab) does, and must not take the document served for this one
+            if not tab.served and navigation and "referer" not in request.headers:
                 tab.served = True
                 await route.fulfill(status=200, headers=tab.headers, body=tab.document)
                 return

@@ -58,7 +58,8 @@ class Tab:
         self.n_blocked = 0
 
     def serve(self, page: Page, files: SubresourceSource | None) -> None:
-        """Serve ``page`` (and subresources from ``files``) from the next navigation on."""
+        """Serve ``page`` (and subresources from ``files``) from the renderer's next navigation on (one
+        without a Referer: a late navigation of the last page's scripts is not served)."""
         self.document = page.html.encode("utf-8", "surrogatepass")
         self.served = False
         self.url = load_url(page)
