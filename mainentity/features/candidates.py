@@ -475,13 +475,16 @@ def page_candidates(rendered: RenderedPage, names: Sequence[str] = ()) -> list[T
 
 def is_heading_part(rendered: RenderedPage, text: str) -> bool:
     """Whether ``text`` is shown as a strict part of a heading element's text (an ``h1``-``h6`` block or
-    segment whose ``dom_path`` is the holder's or an ancestor's, and whose normalised text is longer).
+    segment whose ``dom_path`` is the holder's or an ancestor's, and whose normalised text is longer), and
+    is no heading's whole text anywhere on the page.
 
     Whether such a part is a line of a heading set over several lines (a display headline's first line:
     not the title) or a piece beside the rest on one line (a title beside a format note) is layout: a
     page read without it (:func:`mainentity.render.static.read_static`) cannot tell, so an answer that
-    is such a part must be rendered (:mod:`mainentity.render_few`). The rule is this project's, not the
-    papers' (the made-up essay pages of ``tests/test_cases.py``).
+    is such a part must be rendered (:mod:`mainentity.render_few`). A text that is also a whole heading
+    elsewhere (a headline in its ``h1``, repeated in a smaller heading after a section's name or before
+    "Back to video") is stated whole, not a line of one. The rule is this project's, not the papers' (the
+    made-up essay pages of ``tests/test_cases.py``).
 
     Parameters
     ----------
@@ -503,6 +506,10 @@ def is_heading_part(rendered: RenderedPage, text: str) -> bool:
     >>> page = RenderedPage("Winter Orchards | Longform Quarterly", (), (first, both))
     >>> is_heading_part(page, "Winter Orchards"), is_heading_part(page, "Winter Orchards and the Growers")
     (True, False)
+    >>> whole = TextBlock("Winter Orchards", "h2", "html[0]/body[1]/h2[0]", 24, 700, True, *[float("nan")] * 4,
+    ...                   heading_level=2)
+    >>> is_heading_part(RenderedPage(page.title, (), (first, both, whole)), "Winter Orchards")
+    False
     """
     key = normalize_text(text)
     shown = [(block, normalize_text(block.text)) for block in (*rendered.blocks, *rendered.segments)
@@ -511,6 +518,8 @@ def is_heading_part(rendered: RenderedPage, text: str) -> bool:
     for block, normalized in shown:
         if block.tag in HEADING_TAGS and len(normalized) > len(headings.get(block.dom_path, "")):
             headings[block.dom_path] = normalized
+    if key in headings.values():
+        return False
     for holder, normalized in shown:
         if normalized != key:
             continue
