@@ -124,6 +124,18 @@ def test_a_static_answer_that_is_part_of_a_heading_is_rendered():
     assert [p.answered_by for p in predictions] == ["rendered", "static"] and stages.rendered == ["a.example"]
 
 
+def test_a_static_answer_that_is_also_a_whole_heading_is_not_rendered_for_being_a_part():
+    """The headline whole in its h1 and again as the second line of a smaller sticky heading after the
+    section's name (as on nytimes.com, or before "Back to video" on vox.com): the page states it whole, so
+    it is no line of a longer heading and the sure static answer stands."""
+    sticky = ("<h2><span style='display:block'>World</span>"
+              "<span style='display:block'>Winter Orchards</span></h2><h1>Winter Orchards</h1>")
+    page = replace(product_page("a.example", 1), html=f"<title>Winter Orchards | a.example</title>{sticky}")
+    stages = Stages({"a.example": 0.999})
+    assert [p.answered_by for p in stages.answer([page], static_threshold=0.9)] == ["static"]
+    assert stages.rendered == []
+
+
 def test_chromium_is_not_asked_for_when_every_page_has_a_static_answer():
     pages = [product_page(site, 2) for site in ("a.example", "b.example")]
     stages = Stages({"a.example": 0.99, "b.example": 0.99})
