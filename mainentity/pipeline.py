@@ -541,6 +541,23 @@ def _predict_rendering_few(
         by_key = {(answer.site_id, answer.path): answer for answer in answers}
         return [by_key[page_key(d.page)] for d in documents]
 
+    recognizer = model.recognizer
+    profiles_beside = all(hasattr(recognizer, name) for name in ("site_statistics", "score_shard", "predict_scored"))
+
+    def predict_beside(documents: Sequence[Document], beside: Sequence[Document]) -> list[Prediction]:
+        """The rendered ``documents`` of one site predicted with a site profile counted over them and the
+        static readings ``beside`` (the site's statically answered pages): the shard path of a large site
+        (:meth:`~mainentity.recognizers.general.GeneralRecognizer.score_shard`)."""
+        try:
+            scored = recognizer.score_shard(documents, recognizer.site_statistics([*documents, *beside]))
+            answers = recognizer.predict_scored(scored)
+        except Exception as error:  # noqa: BLE001 - predicted as before, from the rendered pages alone
+            logger.warning("%s: the site profile over its static readings failed (%s); its rendered pages are "
+                           "profiled alone", documents[0].page.site_id, error)
+            return predict(documents)
+        return [error_prediction(d.page, errors.get(page_key(d.page), answer.error)) if d.rendered is None
+                else answer for d, answer in zip(documents, answers, strict=True)]
+
     cached, static_cache = None, None
     if isinstance(read, RenderedDocuments):  # the pages its cache holds are not read statically
         from mainentity.render.cache import cached_pages
@@ -573,6 +590,7 @@ def _predict_rendering_few(
             pages, render=render, predict=predict,
             read_static=static_reading, read_within=slot_reading,
             predict_static=predict_static if static_model is not None else None, cached=cached,
+            predict_beside=predict_beside if profiles_beside else None,
         ):
             if prediction.answered_by != "rendered" and prediction.score < abstain_below:
                 # the model's own threshold holds for answers read without it: no answer, the text kept

@@ -15,7 +15,8 @@ site of the batch is answered in one of two ways, and every prediction says whic
   unless it is a strict part of a heading's text, which only layout tells a line of a headline set over
   two lines from a title beside a note
   (:func:`~mainentity.features.candidates.is_heading_part`); the others are rendered and predicted
-  together with the site's other rendered pages (``"rendered"``).
+  together with the site's other rendered pages (``"rendered"``), the site's profile counted over the
+  static readings of its statically answered pages too when the predict path can (``predict_beside``).
 
 A page of a small site whose rendering the render cache holds already (a crawl re-read after a model
 update, pages that ``evaluate`` or ``--render always`` rendered) is not read statically: its rendering costs
@@ -155,10 +156,11 @@ def _static_answers(
     read_static: Callable[[Page], RenderedPage],
     predict_static: Callable[[Sequence[Document]], Sequence[tuple[Prediction, float]]],
     settings: RenderFewSettings,
-) -> dict[tuple[str, str], Prediction]:
+) -> tuple[dict[tuple[str, str], Prediction], dict[tuple[str, str], Document]]:
     """The static model's answers whose score reaches ``settings.static_threshold`` or whose margin reaches
     ``settings.static_margin``, and that are no strict part of a heading's text
-    (:func:`~mainentity.features.candidates.is_heading_part`), by page key (a page it fails on is absent)."""
+    (:func:`~mainentity.features.candidates.is_heading_part`), by page key (a page it fails on is absent);
+    and the static reading of each page answered, by the same key."""
     documents = []
     with repeated_message(logger, "{n} of {total} pages of small sites are rendered: the static reader leaves "
                           "them to the renderer", level=logging.INFO, total=len(pages)) as left:
@@ -169,12 +171,13 @@ def _static_answers(
                 label = f"{page.site_id}/{page.path}"
                 left.add(label, f"{label} is rendered: {str(error).removeprefix(f'{label}: ')}")  # named once
     if not documents:
-        return {}
-    readings = {(d.page.site_id, d.page.path): d.rendered for d in documents}
-    return {(p.site_id, p.path): p.answered("static") for p, margin in predict_static(documents)
-            if not p.error and p.main_entity
-            and (p.score >= settings.static_threshold or margin >= settings.static_margin)
-            and not is_heading_part(readings[(p.site_id, p.path)], p.main_entity)}
+        return {}, {}
+    by_key = {(d.page.site_id, d.page.path): d for d in documents}
+    answers = {(p.site_id, p.path): p.answered("static") for p, margin in predict_static(documents)
+               if not p.error and p.main_entity
+               and (p.score >= settings.static_threshold or margin >= settings.static_margin)
+               and not is_heading_part(by_key[(p.site_id, p.path)].rendered, p.main_entity)}
+    return answers, {key: by_key[key] for key in answers}
 
 
 def answer_pages(
@@ -187,6 +190,7 @@ def answer_pages(
     settings: RenderFewSettings = RenderFewSettings(),  # noqa: B008 (frozen dataclass)
     cached: Callable[[Sequence[Page]], set[tuple[str, str]]] | None = None,
     read_within: Callable[[Page, list[ElementPath]], RenderedPage] | None = None,
+    predict_beside: Callable[[Sequence[Document], Sequence[Document]], Sequence[Prediction]] | None = None,
 ) -> Iterator[Prediction]:
     """Answer every page of whole sites, rendering few; yield each site's predictions when it is done.
 
@@ -211,6 +215,11 @@ def answer_pages(
     read_within : callable, optional
         ``(page, slot paths) ->`` the page's static reading at those paths only, for the pages a large site's
         locators read (:func:`~mainentity.slot_transfer.transfer_site`); default: ``read_static``.
+    predict_beside : callable, optional
+        ``(rendered documents of one small site, the static readings of its statically answered pages) ->``
+        the rendered documents' predictions, in order, with the site's profile (template text, slots)
+        counted over both: answering a page statically then does not take it out of its siblings' site
+        evidence. Default: ``predict`` of the rendered documents alone.
 
     Yields
     ------
@@ -223,13 +232,17 @@ def answer_pages(
     if small:  # every small site's static answers first, then one render call for all the rest
         in_cache = cached(small) if cached is not None else set()
         unread = [page for page in small if (page.site_id, page.path) not in in_cache]
-        static = (_static_answers(unread, read_static, predict_static, settings)
-                  if predict_static is not None and unread else {})
+        static, static_documents = (_static_answers(unread, read_static, predict_static, settings)
+                                    if predict_static is not None and unread else ({}, {}))
         to_render = [page for page in small if (page.site_id, page.path) not in static]
         documents = {(d.page.site_id, d.page.path): d for d in render(to_render)} if to_render else {}
         for site_pages in _by_site(small).values():
             waiting = [documents[(p.site_id, p.path)] for p in site_pages if (p.site_id, p.path) in documents]
-            rendered = {(p.site_id, p.path): p for p in (predict(waiting) if waiting else ())}
+            beside = [static_documents[(p.site_id, p.path)] for p in site_pages
+                      if (p.site_id, p.path) in static_documents]
+            answers = ((predict_beside(waiting, beside) if predict_beside is not None and beside
+                        else predict(waiting)) if waiting else ())
+            rendered = {(p.site_id, p.path): p for p in answers}
             for page in site_pages:
                 key = (page.site_id, page.path)
                 yield static[key] if key in static else rendered[key].answered("rendered")

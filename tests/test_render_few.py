@@ -58,10 +58,11 @@ class Stages:
                             self.static_scores[d.page.site_id]), self.margins.get(d.page.site_id, 1.0))
                 for d in documents]
 
-    def answer(self, pages, cached=None, **settings):
+    def answer(self, pages, cached=None, predict_beside=None, **settings):
         return list(answer_pages(pages, render=self.render, predict=self.predict, read_static=read_static,
                                  predict_static=self.predict_static if self.static_scores else None,
-                                 settings=RenderFewSettings(**settings), cached=cached))
+                                 settings=RenderFewSettings(**settings), cached=cached,
+                                 predict_beside=predict_beside))
 
 
 def test_a_large_site_renders_a_sample_and_reads_the_rest_through_the_slot():
@@ -90,6 +91,37 @@ def test_small_sites_keep_static_answers_above_the_threshold_and_render_the_rest
     assert [p.answered_by for p in predictions] == ["static", "rendered", "static"]
     assert stages.rendered == ["b.example"]  # one render call for the pages left
     assert all(p.main_entity == "Walnut Chair Model 1" for p in predictions)
+
+
+def test_the_rendered_pages_of_a_small_site_are_profiled_with_its_statically_answered_pages():
+    """The site's evidence (the text its template repeats, its slots) is counted over every page of a small
+    site: its rendered pages are predicted beside the static readings of those answered statically, so that
+    answering one page statically does not take it out of its siblings' evidence."""
+    pages = [product_page("a.example", i) for i in (1, 2, 3)]
+    stages = Stages({"a.example": 0.5})
+    stages.predict_static = lambda documents: [
+        (Prediction(d.page.site_id, d.page.path, d.page.url, "Walnut Chair Model 1",
+                    0.99 if d.page.path == "p/1.html" else 0.5), 1.0) for d in documents]
+    calls = []
+
+    def predict_beside(documents, beside):
+        calls.append(([(d.page.path, d.rendered.width) for d in documents],
+                      [(d.page.path, d.rendered.width) for d in beside]))
+        return Stages.predict(documents)
+
+    predictions = {p.path: p for p in stages.answer(pages, static_threshold=0.9, predict_beside=predict_beside)}
+    assert stages.rendered == ["a.example", "a.example"]
+    # the two rendered pages (laid out 1024 px wide) beside the static reading of the third
+    assert calls == [([("p/2.html", 1024.0), ("p/3.html", 1024.0)], [("p/1.html", read_static(pages[0]).width)])]
+    assert read_static(pages[0]).width != 1024.0
+    assert [predictions[p].answered_by for p in ("p/1.html", "p/2.html", "p/3.html")] == [
+        "static", "rendered", "rendered"]
+    assert predictions["p/2.html"].main_entity == "Walnut Chair Model 2"
+    # a site with no statically answered page is predicted as before
+    calls.clear()
+    stages = Stages({"b.example": 0.5})
+    stages.answer([product_page("b.example", i) for i in (1, 2)], static_threshold=0.9, predict_beside=predict_beside)
+    assert calls == []
 
 
 def test_a_static_answer_far_ahead_of_its_runner_up_stands_whatever_its_score():
@@ -157,9 +189,9 @@ def test_a_page_the_render_cache_holds_is_answered_from_its_rendering_not_read_s
     pages = [product_page(site, 1) for site in ("a.example", "b.example", "c.example")]
     stages = Stages({"a.example": 0.99, "b.example": 0.99, "c.example": 0.5})
     read = []
-    monkeypatch.setattr(render_few, "_static_answers", lambda pages, *args: read.extend(pages) or {
+    monkeypatch.setattr(render_few, "_static_answers", lambda pages, *args: (read.extend(pages) or {
         (p.site_id, p.path): Prediction(p.site_id, p.path, p.url, "Walnut Chair Model 1", 0.99, answered_by="static")
-        for p in pages if p.site_id == "a.example"})
+        for p in pages if p.site_id == "a.example"}, {}))
     predictions = stages.answer(pages, cached=lambda batch: {("b.example", "p/1.html")})
     assert [p.answered_by for p in predictions] == ["static", "rendered", "rendered"]
     assert [page.site_id for page in read] == ["a.example", "c.example"]  # b's cached rendering: no static read
@@ -242,3 +274,33 @@ def test_a_warm_run_reads_no_lone_page_statically_again(tmp_path, monkeypatch):
         rows.append(out.read_text().splitlines())
     assert rows[1] == rows[0] and len(rows[0]) == 3
     assert any(json.loads(row)["answered_by"] == "static" for row in rows[0])
+
+
+def blog_post(i: int, title: str, heading: bool = True) -> Page:
+    """A post of a small blog whose name is set large in its header on every page."""
+    html = (f"<!DOCTYPE html><html><head><title>{title} – Harbor Notes</title></head><body><header>"
+            "<div style='font-size:44px;font-weight:bold'>Harbor Notes</div><nav><a href='/'>Home</a> "
+            f"<a href='/about'>About</a></nav></header><main>{f'<h1>{title}</h1>' if heading else ''}"
+            f"<p>Posted in Boats. {title} was a long day on the water with the crew and the old ketch.</p>"
+            "<p>More words about the harbour, the tides and the pier, so the post has a body.</p></main>"
+            "<footer>© Harbor Notes</footer></body></html>")
+    return Page("harbor.example", f"p{i}.html", f"https://harbor.example/p{i}.html", html)
+
+
+@pytest.mark.browser
+def test_a_small_sites_rendered_page_keeps_the_evidence_of_its_statically_answered_siblings(tmp_path):
+    """A blog of three posts, its name set large in the header of each; one post shows its title in
+    ``<title>`` only, so ``auto`` renders it and answers the two others statically. Profiled alone, the
+    rendered post answered the blog's name (what its template repeats on every page, which only the other
+    pages show); profiled beside the static readings of its siblings it answers as ``always`` does."""
+    import mainentity
+
+    pages = [blog_post(1, "Mending the Jib"), blog_post(2, "Winter Haul-Out"),
+             blog_post(3, "Night Sail to Port Vell", heading=False)]
+    answers = {}
+    for policy in ("always", "auto"):
+        with mainentity.load_model(render_policy=policy, cache_dir=tmp_path / policy) as model:
+            answers[policy] = [(p.main_entity, p.answered_by) for p in model.predict(pages)]
+    assert answers["auto"] == [("Mending the Jib", "static"), ("Winter Haul-Out", "static"),
+                               ("Night Sail to Port Vell", "rendered")]
+    assert [text for text, _ in answers["always"]] == [text for text, _ in answers["auto"]]
