@@ -89,6 +89,8 @@ _EXTRACT_WHEN_READY_JS = f"(metaKeys) => ({_READY_JS}) ? ({BLOCKS_JS.strip().rst
 
 #: Seconds between checks of ``document.readyState`` while a page loads.
 _POLL_S = 0.01
+#: What Chromium reports for a navigation that another one cancelled (or that the router aborted).
+_ABORTED = "net::ERR_ABORTED"
 
 #: Launches of Chromium in a row, after it was lost, with no page rendered in between, after which a
 #: batch gives up on it: a broken install or a browser that dies on every page cannot loop forever.
@@ -418,9 +420,22 @@ class Renderer:
 
         Playwright's own "load" wait never ends when the page starts a navigation that the router
         then cancels, so the callers poll the document's readiness (:data:`_READY_JS`) instead.
+
+        A pooled tab's last page lives until this navigation commits, and a navigation its scripts start
+        meanwhile (a timer's ``location.replace``) cancels this one (``net::ERR_ABORTED``): the tab is then
+        blanked, which ends that page and its timers, and the page loaded again, once.
         """
-        tab.serve(page, files if self.settings.subresources else None)
-        await tab.page.goto(tab.url, wait_until="commit")
+        serve = files if self.settings.subresources else None
+        tab.serve(page, serve)
+        try:
+            await tab.page.goto(tab.url, wait_until="commit")
+        except Exception as error:
+            if _ABORTED not in str(error):
+                raise
+            logger.debug("%s: its load was cancelled by the tab's last page; loaded again", page_label(page))
+            await tab.page.goto("about:blank")
+            tab.serve(page, serve)
+            await tab.page.goto(tab.url, wait_until="commit")
 
     async def _load(self, tab: Tab, page: Page, files: SubresourceSource | None) -> None:
         """Serve ``page`` (and subresources from ``files``) into ``tab`` and wait until it is ready
