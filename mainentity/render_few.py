@@ -235,6 +235,8 @@ def answer_pages(
         static, static_documents = (_static_answers(unread, read_static, predict_static, settings)
                                     if predict_static is not None and unread else ({}, {}))
         to_render = [page for page in small if (page.site_id, page.path) not in static]
+        rendering_sites = {page.site_id for page in to_render}  # only their static readings are kept
+        static_documents = {key: d for key, d in static_documents.items() if key[0] in rendering_sites}
         documents = {(d.page.site_id, d.page.path): d for d in render(to_render)} if to_render else {}
         for site_pages in _by_site(small).values():
             waiting = [documents[(p.site_id, p.path)] for p in site_pages if (p.site_id, p.path) in documents]

@@ -425,8 +425,8 @@ class Renderer:
         meanwhile (a timer's ``location.replace``) cancels this one (``net::ERR_ABORTED``): the tab is then
         blanked, which ends that page and its timers, and the page loaded again, once.
         """
-        serve = files if self.settings.subresources else None
-        tab.serve(page, serve)
+        served_files = files if self.settings.subresources else None
+        tab.serve(page, served_files)
         try:
             await tab.page.goto(tab.url, wait_until="commit")
         except Exception as error:
@@ -434,7 +434,7 @@ class Renderer:
                 raise
             logger.debug("%s: its load was cancelled by the tab's last page; loaded again", page_label(page))
             await tab.page.goto("about:blank")
-            tab.serve(page, serve)
+            tab.serve(page, served_files)
             await tab.page.goto(tab.url, wait_until="commit")
 
     async def _load(self, tab: Tab, page: Page, files: SubresourceSource | None) -> None:
